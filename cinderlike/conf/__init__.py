@@ -1,0 +1,29 @@
+"""Option registration: every option group in one place, onto a ConfigOpts passed in."""
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from cinderlike.conf import api, coordination, database, default, rpc
+
+_MODULES = (default, api, database, coordination, rpc)
+
+
+def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
+    """Register every cinderlike option group on *conf* and return it."""
+    for module in _MODULES:
+        module.register_opts(conf)
+    return conf
+
+
+def new_conf() -> cfg.ConfigOpts:
+    """A fresh ConfigOpts with all options and oslo.log's registered (tests, cmd/)."""
+    conf = register_all(cfg.ConfigOpts())
+    logging.register_options(conf)
+    return conf
+
+
+def parse(argv, *, project='cinderlike', default_config_files=None) -> cfg.ConfigOpts:
+    """Build the process's ConfigOpts from the command line; cmd/ calls this once."""
+    conf = new_conf()
+    conf(argv, project=project, default_config_files=default_config_files)
+    return conf

@@ -1,0 +1,30 @@
+"""[DEFAULT] options of cinderlike-api: listening socket, workers, auth and listing limits."""
+
+from oslo_config import cfg
+
+OPTS = [
+    cfg.HostAddressOpt('osapi_volume_listen', default='0.0.0.0',
+                       help='Address the volume API listens on.'),
+    cfg.PortOpt('osapi_volume_listen_port', default=8776,
+                help='Port the volume API listens on.'),
+    cfg.IntOpt('osapi_volume_workers', min=1, sample_default='<number of CPUs>',
+               help='Number of API worker processes; the number of CPUs when unset.'),
+    cfg.StrOpt('auth_strategy', default='keystone', choices=['noauth', 'keystone'],
+               help='keystone validates tokens with keystonemiddleware; noauth trusts '
+                    '"user:project" tokens and makes every caller an admin (testing only).'),
+    cfg.IntOpt('osapi_max_limit', default=1000, min=1,
+               help='Maximum number of items a collection returns in one response.'),
+    cfg.IntOpt('osapi_max_request_body_size', default=114688, min=1,
+               help='Largest request body in bytes the API accepts.'),
+    cfg.StrOpt('public_endpoint',
+               help='Base URL used in links of API responses, when the API sits behind a '
+                    'proxy; the request URL is used otherwise.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS)
+
+
+def list_opts():
+    return [(None, OPTS)]

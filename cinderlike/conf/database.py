@@ -1,0 +1,30 @@
+"""[database] options: where the one SQL database lives and how connections are pooled."""
+
+from oslo_config import cfg
+
+GROUP = 'database'
+
+OPTS = [
+    cfg.StrOpt('connection', secret=True,
+               default='sqlite:///$state_path/cinderlike.sqlite',
+               help='SQLAlchemy URL of the database (postgresql+psycopg2://, mysql+pymysql://, '
+                    'sqlite:///).'),
+    cfg.IntOpt('max_pool_size', default=5, min=1,
+               help='Connections kept open per process (ignored for SQLite).'),
+    cfg.IntOpt('max_overflow', default=50, min=0,
+               help='Connections allowed beyond max_pool_size under load.'),
+    cfg.IntOpt('pool_timeout', default=30, min=1,
+               help='Seconds to wait for a pooled connection.'),
+    cfg.IntOpt('connection_recycle_time', default=3600, min=1,
+               help='Seconds after which a pooled connection is replaced.'),
+    cfg.BoolOpt('connection_debug', default=False,
+                help='Log every SQL statement.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return [(GROUP, OPTS)]

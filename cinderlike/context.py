@@ -1,0 +1,36 @@
+"""Request context: who is calling, carried from the API through RPC into every daemon's logs."""
+
+from oslo_context import context as oslo_context
+
+
+class RequestContext(oslo_context.RequestContext):
+    """oslo.context's context; is_admin follows Cinder's `context_is_admin` (role admin)."""
+
+    def __init__(self, *args, is_admin=None, **kwargs):
+        roles = kwargs.get('roles') or []
+        if is_admin is None:
+            is_admin = 'admin' in [r.lower() for r in roles]
+        super().__init__(*args, is_admin=is_admin, **kwargs)
+
+    def to_dict(self):
+        values = super().to_dict()
+        values['is_admin'] = self.is_admin
+        return values
+
+    @classmethod
+    def from_dict(cls, values, **kwargs):
+        kwargs.setdefault('is_admin', values.get('is_admin'))
+        return super().from_dict(values, **kwargs)
+
+    def elevated(self):
+        """A copy with admin rights, for internal work on behalf of this request."""
+        ctx = self.__class__.from_dict(self.to_dict())
+        ctx.is_admin = True
+        if 'admin' not in [r.lower() for r in ctx.roles]:
+            ctx.roles = list(ctx.roles) + ['admin']
+        return ctx
+
+
+def get_admin_context() -> RequestContext:
+    """The context daemons use for their own work (heartbeats, periodics, cleanup)."""
+    return RequestContext(is_admin=True, roles=['admin'], overwrite=False)

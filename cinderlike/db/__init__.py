@@ -1,0 +1,1 @@
+"""Data layer: the only code that talks SQL. Every status change is a compare-and-swap here."""

@@ -1,0 +1,91 @@
+"""services rows: registration, heartbeats, enable/disable, and the up/down rule."""
+
+import datetime
+import uuid
+
+import sqlalchemy as sa
+
+from cinderlike import exception
+from cinderlike.db import conditional
+from cinderlike.db.models import Service, utcnow
+
+
+def is_up(service: Service, *, down_time: int, now: datetime.datetime | None = None) -> bool:
+    """Up while the last heartbeat (or registration) is within `service_down_time` seconds."""
+    last = service.updated_at or service.created_at
+    now = now or utcnow()
+    return last is not None and abs((now - last).total_seconds()) <= down_time
+
+
+def register(db, *, host, binary, topic, availability_zone, cluster_name=None,
+             rpc_version=None) -> Service:
+    """Create the row for (host, binary), or take over the existing one on restart."""
+    with db.writer() as session:
+        row = session.scalars(sa.select(Service).where(
+            Service.host == host, Service.binary == binary,
+            Service.deleted.is_(False))).first()
+        if row is None:
+            row = Service(uuid=str(uuid.uuid4()), host=host, binary=binary, report_count=0)
+            session.add(row)
+        row.topic = topic
+        row.availability_zone = availability_zone
+        row.cluster_name = cluster_name
+        row.rpc_current_version = rpc_version
+        session.flush()
+        return row
+
+
+def heartbeat(db, service_id: int) -> bool:
+    """report_count += 1 and updated_at = now; False when the row was removed meanwhile."""
+    with db.writer() as session:
+        return conditional.update(
+            session, Service,
+            values={'report_count': Service.report_count + 1, 'updated_at': utcnow()},
+            where=[Service.id == service_id, Service.deleted.is_(False)]) == 1
+
+
+def get(db, service_id: int) -> Service:
+    """:raises ServiceNotFound:"""
+    with db.reader() as session:
+        row = session.get(Service, service_id)
+        if row is None or row.deleted:
+            raise exception.ServiceNotFound(service_id=service_id)
+        return row
+
+
+def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None) -> list[Service]:
+    """Live service rows, filtered like Cinder's service_get_all."""
+    stmt = sa.select(Service).where(Service.deleted.is_(False))
+    if host is not None:
+        stmt = stmt.where(Service.host == host)
+    if binary is not None:
+        stmt = stmt.where(Service.binary == binary)
+    if disabled is not None:
+        stmt = stmt.where(Service.disabled.is_(disabled))
+    if cluster_name is not None:
+        stmt = stmt.where(Service.cluster_name == cluster_name)
+    with db.reader() as session:
+        return list(session.scalars(stmt.order_by(Service.id)))
+
+
+def set_disabled(db, *, host, binary, disabled: bool, reason=None) -> list[Service]:
+    """Enable or disable the (host, binary) services; returns the updated rows.
+
+    :raises InvalidHost: when no live service matches, as Cinder's os-services does.
+    """
+    with db.writer() as session:
+        count = conditional.update(
+            session, Service,
+            values={'disabled': disabled, 'disabled_reason': reason, 'modified_at': utcnow()},
+            where=[Service.host == host, Service.binary == binary, Service.deleted.is_(False)])
+        if not count:
+            raise exception.InvalidHost(reason=f'Host {host} with binary {binary} not found')
+    return get_all(db, host=host, binary=binary)
+
+
+def soft_delete(db, service_id: int) -> None:
+    """Mark a service row deleted (cinderlike-manage service remove)."""
+    with db.writer() as session:
+        conditional.update(session, Service,
+                           values={'deleted': True, 'deleted_at': utcnow()},
+                           where=[Service.id == service_id, Service.deleted.is_(False)])

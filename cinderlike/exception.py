@@ -1,0 +1,120 @@
+"""The one error hierarchy: each family carries Cinder's HTTP code and message wording."""
+
+
+class CinderlikeException(Exception):
+    """Base: `msg_fmt % kwargs` is the message; `code` is the HTTP status the API answers."""
+
+    msg_fmt = 'An unknown exception occurred.'
+    code = 500
+    safe = False
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError):
+                message = self.msg_fmt
+        self.msg = str(message)
+        super().__init__(self.msg)
+
+
+# --- 400 -------------------------------------------------------------------
+
+class Invalid(CinderlikeException):
+    """The request is well-formed but cannot be honoured."""
+    msg_fmt = 'Unacceptable parameters.'
+    code = 400
+    safe = True
+
+
+class InvalidInput(Invalid):
+    """A request field has a bad value."""
+    msg_fmt = 'Invalid input received: %(reason)s'
+
+
+class InvalidHost(Invalid):
+    """No such host/service pair."""
+    msg_fmt = 'Invalid host: %(reason)s'
+
+
+class MalformedRequestUrl(Invalid):
+    """The project in the URL is not the token's project."""
+    msg_fmt = 'Malformed request url'
+
+
+class InvalidGlobalAPIVersion(CinderlikeException):
+    """OpenStack-API-Version outside the supported range."""
+    msg_fmt = ('Version %(req_ver)s is not supported by the API. Minimum is %(min_ver)s '
+               'and maximum is %(max_ver)s.')
+    code = 406
+    safe = True
+
+
+class InvalidAPIVersionString(Invalid):
+    """OpenStack-API-Version could not be parsed."""
+    msg_fmt = ('API Version String %(version)s is of invalid format. Must be of format '
+               'MajorNum.MinorNum.')
+
+
+# --- 401 / 403 -------------------------------------------------------------
+
+class NotAuthorized(CinderlikeException):
+    """The caller may not do this."""
+    msg_fmt = 'Not authorized.'
+    code = 403
+    safe = True
+
+
+class PolicyNotAuthorized(NotAuthorized):
+    """oslo.policy refused the action."""
+    msg_fmt = "Policy doesn't allow %(action)s to be performed."
+
+
+# --- 404 -------------------------------------------------------------------
+
+class NotFound(CinderlikeException):
+    """The resource does not exist (or is not visible to the caller)."""
+    msg_fmt = 'Resource could not be found.'
+    code = 404
+    safe = True
+
+
+class ServiceNotFound(NotFound):
+    """No service row matches."""
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class ClusterNotFound(NotFound):
+    """No cluster row matches."""
+    msg_fmt = 'Cluster %(id)s could not be found.'
+
+
+# --- 409 -------------------------------------------------------------------
+
+class Conflict(CinderlikeException):
+    """The resource's current state does not allow the request."""
+    msg_fmt = 'Conflict.'
+    code = 409
+    safe = True
+
+
+# --- 413 -------------------------------------------------------------------
+
+class OverQuota(CinderlikeException):
+    """A quota would be exceeded."""
+    msg_fmt = 'Quota exceeded for resources: %(overs)s'
+    code = 413
+    safe = True
+
+
+# --- daemons ---------------------------------------------------------------
+
+class ServiceTooOld(CinderlikeException):
+    """A peer service speaks an older RPC version than the call needs."""
+    msg_fmt = 'Service is too old to fulfil this request.'
+
+
+class DBMigrationError(CinderlikeException):
+    """A database schema migration failed or was asked something impossible."""
+    msg_fmt = 'Database migration failed: %(reason)s'
