@@ -1,0 +1,73 @@
+"""Test-run wiring: real-service markers become required (CI) or reported-and-deselected."""
+
+import warnings
+
+import pytest
+
+from tests.fixtures import services
+
+warnings.filterwarnings('ignore', module='eventlet')
+warnings.filterwarnings('ignore', message='.*[Ee]ventlet.*')
+
+_NOT_RUN = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked postgresql/mysql/rabbit/redis need that server.
+
+    Required (CINDERLIKE_REQUIRE_REAL_SERVICES=1): kept, and their fixtures fail loudly when
+    the server is missing. Not required: deselected when the server is not configured or not
+    reachable, and listed in the summary.
+    """
+    if services.required():
+        return
+    available = {kind: services.reachable(kind) for kind in services.ENV}
+    keep, dropped = [], []
+    for item in items:
+        missing = [k for k in services.ENV if item.get_closest_marker(k) and not available[k]]
+        if missing:
+            dropped.append(item)
+            for kind in missing:
+                _NOT_RUN.setdefault(kind, 0)
+                _NOT_RUN[kind] += 1
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _NOT_RUN:
+        return
+    terminalreporter.section('real-service suites that did NOT run')
+    for kind, count in sorted(_NOT_RUN.items()):
+        terminalreporter.write_line(
+            f'{kind}: {count} tests not run ({services.ENV[kind]} unset or server unreachable)')
+
+
+def _server_url(kind):
+    url = services.url_of(kind)
+    if not url or not services.reachable(kind):
+        pytest.fail(f'{kind} is required but {services.ENV[kind]}={url!r} is not reachable')
+    return url
+
+
+@pytest.fixture(scope='session')
+def postgresql_server_url():
+    return _server_url('postgresql')
+
+
+@pytest.fixture(scope='session')
+def mysql_server_url():
+    return _server_url('mysql')
+
+
+@pytest.fixture(scope='session')
+def rabbit_url():
+    return _server_url('rabbit')
+
+
+@pytest.fixture(scope='session')
+def redis_url():
+    return _server_url('redis')
