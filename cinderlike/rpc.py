@@ -1,8 +1,8 @@
 """RPC plumbing shared by every process: transport, context serializer, client and server makers.
 
 Topics follow Cinder's so a reader of Cinder's docs finds the queues they expect:
-`cinder-scheduler`, `cinder-volume.<host>@<backend>` (host topic), `cinder-volume.<cluster>@<backend>`
-(cluster topic) and `cinder-backup`.
+`cinder-scheduler`, `cinder-volume.<host>@<backend>` (host topic),
+`cinder-volume.<cluster>@<backend>` (cluster topic) and `cinder-backup`.
 """
 
 import threading
