@@ -118,3 +118,25 @@ class ServiceTooOld(CinderlikeException):
 class DBMigrationError(CinderlikeException):
     """A database schema migration failed or was asked something impossible."""
     msg_fmt = 'Database migration failed: %(reason)s'
+
+
+# --- scheduler -------------------------------------------------------------
+
+class NoValidBackend(CinderlikeException):
+    """No backend passed the filters, or every candidate's capacity claim failed."""
+    msg_fmt = 'No valid backend was found. %(reason)s'
+
+
+class SchedulerHostFilterNotFound(NotFound):
+    """scheduler_default_filters names a filter that does not exist."""
+    msg_fmt = 'Scheduler Host Filter %(filter_name)s could not be found.'
+
+
+class SchedulerHostWeigherNotFound(NotFound):
+    """scheduler_default_weighers names a weigher that does not exist."""
+    msg_fmt = 'Scheduler Host Weigher %(weigher_name)s could not be found.'
+
+
+class EvaluatorParseException(CinderlikeException):
+    """A filter_function/goodness_function does not parse or cannot be evaluated."""
+    msg_fmt = 'Error during evaluator parsing: %(reason)s'

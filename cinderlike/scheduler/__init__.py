@@ -1,0 +1,1 @@
+"""cinderlike-scheduler: places volumes on backend pools (filters, weighers, capacity claims)."""
