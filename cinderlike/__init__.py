@@ -1,8 +1,15 @@
 """cinderlike: a reimplementation of OpenStack Cinder, the block-storage service."""
 
 from oslo_service import backend as _service_backend
+from oslo_service.backend import exceptions as _backend_exceptions
 
 # NOTE(threads): importing oslo.messaging imports oslo_service.service, which selects
 # oslo.service's default (eventlet) backend at import time unless one was chosen before.
 # cinderlike runs on native threads, so the choice is made here, ahead of every import.
-_service_backend.init_backend(_service_backend.BackendType.THREADING)
+try:
+    _service_backend.init_backend(_service_backend.BackendType.THREADING)
+except _backend_exceptions.BackendAlreadySelected:
+    # NOTE(threads): only a host program that imported oslo.messaging before cinderlike
+    # gets here (oslo-config-generator loads every namespace's options in its own order);
+    # listing options needs no service backend. cinderlike's own commands import it first.
+    pass
