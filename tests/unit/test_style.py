@@ -1,0 +1,68 @@
+"""tools/check_style.py: the size cap and the legacy-query ban, on small trees made here."""
+
+import importlib.util
+import pathlib
+
+import pytest
+
+_SCRIPT = pathlib.Path(__file__).resolve().parents[2] / 'tools' / 'check_style.py'
+_spec = importlib.util.spec_from_file_location('check_style', _SCRIPT)
+check_style = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check_style)
+
+
+def _write(root, relpath, text):
+    path = root / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def tree(tmp_path):
+    _write(tmp_path, 'cinderlike/__init__.py', '')
+    _write(tmp_path, 'tests/__init__.py', '')
+    return tmp_path
+
+
+def test_module_at_the_limit_passes_and_one_more_line_fails(tree):
+    _write(tree, 'cinderlike/ok.py', 'x = 1\n' * 1000)
+    _write(tree, 'tests/unit/test_big.py', 'x = 1\n' * 1001)
+    assert check_style.oversized(tree) == [
+        'tests/unit/test_big.py: 1001 lines (limit 1000); split it']
+
+
+def test_migrations_are_exempt_from_the_size_cap(tree):
+    _write(tree, 'cinderlike/db/migrations/versions/0001_initial.py', 'x = 1\n' * 1500)
+    assert check_style.oversized(tree) == []
+
+
+def test_session_query_is_refused_in_the_package_only(tree):
+    _write(tree, 'cinderlike/db/bad.py',
+           '"""Never call session.query(Model)."""\n'
+           '# session.query(x) in a comment is fine\n'
+           'def get(session, model):\n'
+           '    return session.query(model).all()\n')
+    _write(tree, 'tests/test_x.py', 'def test(s):\n    s.query(1)\n')
+    problems = check_style.legacy_queries(tree)
+    assert len(problems) == 1
+    assert problems[0].startswith('cinderlike/db/bad.py:4: legacy ORM .query()')
+
+
+def test_select_style_passes(tree):
+    _write(tree, 'cinderlike/db/good.py',
+           'import sqlalchemy as sa\n\n'
+           'def get(session, model):\n'
+           '    return session.execute(sa.select(model)).scalars().all()\n')
+    assert check_style.legacy_queries(tree) == []
+
+
+def test_main_prints_problems_and_exits_nonzero(tree, capsys):
+    _write(tree, 'cinderlike/db/bad.py', 'def f(s):\n    return s.query(1)\n')
+    assert check_style.main([str(tree)]) == 1
+    assert 'cinderlike/db/bad.py:2' in capsys.readouterr().out
+
+
+def test_main_exits_zero_on_a_clean_tree(tree, capsys):
+    assert check_style.main([str(tree)]) == 0
+    assert capsys.readouterr().out == ''

@@ -1,0 +1,37 @@
+"""Run pytest for make and tox; "no tests ran" passes only when real-service tests were set aside.
+
+pytest exits 5 when nothing is left to run. That is a real failure (a wrong path, a broken
+collection) except when every selected test needs a PostgreSQL, MariaDB, RabbitMQ or Redis
+this machine lacks: tests/conftest.py deselects those and lists them in the summary.
+"""
+
+import sys
+
+import pytest
+
+REAL_SERVICE_MARKERS = ('postgresql', 'mysql', 'rabbit', 'redis')
+
+
+class _RealServiceDeselections:
+    """Counts the tests deselected that carry a real-service marker."""
+
+    def __init__(self):
+        self.count = 0
+
+    def pytest_deselected(self, items):
+        self.count += sum(1 for item in items
+                          if any(item.get_closest_marker(m) for m in REAL_SERVICE_MARKERS))
+
+
+def main(argv: list[str]) -> int:
+    deselections = _RealServiceDeselections()
+    code = pytest.main(argv, plugins=[deselections])
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED and deselections.count:
+        print(f'run_pytest: no test left to run: the {deselections.count} selected tests all '
+              'need a real service that is not available here (see the summary above)')
+        return 0
+    return int(code)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
