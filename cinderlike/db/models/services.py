@@ -1,38 +1,11 @@
-"""SQLAlchemy 2 declarative models: the whole schema, matching Cinder's tables and columns.
-
-Timestamps are naive UTC, as Cinder stores them. Soft-deleted rows keep `deleted=True`.
-"""
+"""services, clusters and workers: who runs, in which cluster, and what it has in flight."""
 
 import datetime
 
 import sqlalchemy as sa
-from oslo_utils import timeutils
-from sqlalchemy import orm
 from sqlalchemy.orm import Mapped, mapped_column
 
-
-def utcnow() -> datetime.datetime:
-    return timeutils.utcnow().replace(tzinfo=None)
-
-
-class Base(orm.DeclarativeBase):
-    """Declarative base; naming convention keeps constraint names equal on every database."""
-
-    metadata = sa.MetaData(naming_convention={
-        'ix': 'ix_%(table_name)s_%(column_0_N_name)s',
-        'uq': 'uq_%(table_name)s_%(column_0_N_name)s',
-        'fk': 'fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s',
-        'pk': 'pk_%(table_name)s',
-    })
-
-
-class TimestampMixin:
-    """created_at / updated_at / deleted_at / deleted, as on every Cinder table."""
-
-    created_at: Mapped[datetime.datetime | None] = mapped_column(sa.DateTime, default=utcnow)
-    updated_at: Mapped[datetime.datetime | None] = mapped_column(sa.DateTime, onupdate=utcnow)
-    deleted_at: Mapped[datetime.datetime | None] = mapped_column(sa.DateTime)
-    deleted: Mapped[bool] = mapped_column(sa.Boolean, default=False, nullable=False)
+from cinderlike.db.models.base import Base, DateTime, TimestampMixin
 
 
 class Service(TimestampMixin, Base):
@@ -51,7 +24,7 @@ class Service(TimestampMixin, Base):
     disabled: Mapped[bool] = mapped_column(sa.Boolean, default=False, nullable=False)
     disabled_reason: Mapped[str | None] = mapped_column(sa.String(255))
     availability_zone: Mapped[str | None] = mapped_column(sa.String(255), default='cinder')
-    modified_at: Mapped[datetime.datetime | None] = mapped_column(sa.DateTime)
+    modified_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
     rpc_current_version: Mapped[str | None] = mapped_column(sa.String(36))
     object_current_version: Mapped[str | None] = mapped_column(sa.String(36))
     replication_status: Mapped[str | None] = mapped_column(sa.String(36), default='not-capable')
