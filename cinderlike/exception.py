@@ -51,6 +51,11 @@ class InvalidGlobalAPIVersion(CinderlikeException):
     safe = True
 
 
+class ValidationError(Invalid):
+    """A request body does not match its JSON schema."""
+    msg_fmt = '%(detail)s'
+
+
 class InvalidAPIVersionString(Invalid):
     """OpenStack-API-Version could not be parsed."""
     msg_fmt = ('API Version String %(version)s is of invalid format. Must be of format '
@@ -81,8 +86,13 @@ class NotFound(CinderlikeException):
 
 
 class ServiceNotFound(NotFound):
-    """No service row matches."""
+    """No service row matches; Cinder names the host when the lookup had one."""
     msg_fmt = 'Service %(service_id)s could not be found.'
+
+    def __init__(self, message=None, **kwargs):
+        if message is None and kwargs.get('host'):
+            message = 'Service %(service_id)s could not be found on host %(host)s.' % kwargs
+        super().__init__(message, **kwargs)
 
 
 class ClusterNotFound(NotFound):
@@ -108,6 +118,13 @@ class OverQuota(CinderlikeException):
     safe = True
 
 
+class RequestTooLarge(CinderlikeException):
+    """The request body is larger than `osapi_max_request_body_size`."""
+    msg_fmt = 'Request is too large.'
+    code = 413
+    safe = True
+
+
 # --- daemons ---------------------------------------------------------------
 
 class ServiceTooOld(CinderlikeException):
@@ -118,6 +135,17 @@ class ServiceTooOld(CinderlikeException):
 class DBMigrationError(CinderlikeException):
     """A database schema migration failed or was asked something impossible."""
     msg_fmt = 'Database migration failed: %(reason)s'
+
+
+class VolumeDriverNotFound(NotFound):
+    """`volume_driver` names no cinderlike volume driver."""
+    msg_fmt = 'Volume driver %(name)s could not be found.'
+
+
+class NoEnabledBackends(Invalid):
+    """cinderlike-volume was started without `enabled_backends`."""
+    msg_fmt = ('Configuration for cinderlike-volume does not specify "enabled_backends". '
+               'Using DEFAULT section to configure drivers is not supported.')
 
 
 # --- scheduler -------------------------------------------------------------

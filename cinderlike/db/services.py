@@ -71,15 +71,18 @@ def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None) -> 
 def set_disabled(db, *, host, binary, disabled: bool, reason=None) -> list[Service]:
     """Enable or disable the (host, binary) services; returns the updated rows.
 
-    :raises InvalidHost: when no live service matches, as Cinder's os-services does.
+    :raises ServiceNotFound: when no live service matches (404 in os-services, as Cinder).
     """
     with db.writer() as session:
+        # NOTE(heartbeat): updated_at is the heartbeat; keep it, or disabling a dead
+        # service would show it up again (Cinder's service_update does the same).
         count = conditional.update(
             session, Service,
-            values={'disabled': disabled, 'disabled_reason': reason, 'modified_at': utcnow()},
+            values={'disabled': disabled, 'disabled_reason': reason, 'modified_at': utcnow(),
+                    'updated_at': Service.updated_at},
             where=[Service.host == host, Service.binary == binary, Service.deleted.is_(False)])
         if not count:
-            raise exception.InvalidHost(reason=f'Host {host} with binary {binary} not found')
+            raise exception.ServiceNotFound(service_id=binary, host=host)
     return get_all(db, host=host, binary=binary)
 
 

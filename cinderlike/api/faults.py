@@ -1,0 +1,75 @@
+"""cinderlike-api: the only place error responses are built, in Cinder's fault format.
+
+`{"<faultName>": {"message": "...", "code": N}}`, mapped as Cinder's wsgi.Fault and
+FaultWrapper do: the messages of Invalid/NotFound/NotAuthorized reach the caller as they
+are, other safe errors as "<ExceptionClass>: <message>", unsafe ones never leak.
+"""
+
+import falcon
+import webob.exc
+from oslo_log import log as logging
+
+from cinderlike import exception
+
+LOG = logging.getLogger(__name__)
+
+_FAULT_NAMES = {
+    400: 'badRequest',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'itemNotFound',
+    405: 'badMethod',
+    409: 'conflictingRequest',
+    413: 'overLimit',
+    415: 'badMediaType',
+    501: 'notImplemented',
+    503: 'serviceUnavailable',
+}
+
+# Cinder's handlers pass these families' messages through untouched.
+_PLAIN_MESSAGE = (exception.Invalid, exception.NotFound, exception.NotAuthorized,
+                  exception.InvalidGlobalAPIVersion, exception.RequestTooLarge)
+
+
+def body(code: int, message: str) -> dict:
+    """The fault document for HTTP status *code*."""
+    return {_FAULT_NAMES.get(code, 'computeFault'): {'message': message, 'code': code}}
+
+
+def default_message(code: int, method: str = '') -> str:
+    """webob's stock explanation for *code*: what Cinder shows when it says nothing else."""
+    if code == 405:
+        return f'The method {method} is not allowed for this resource.'
+    error = webob.exc.status_map.get(code, webob.exc.HTTPInternalServerError)
+    return error.explanation
+
+
+def from_exception(ex: Exception, method: str = '') -> tuple[int, str]:
+    """(status, message) Cinder answers for *ex*."""
+    if isinstance(ex, exception.CinderlikeException):
+        if isinstance(ex, _PLAIN_MESSAGE):
+            return ex.code, ex.msg
+        if ex.safe:
+            return ex.code, f'{type(ex).__name__}: {ex.msg}'
+        LOG.error('Caught error: %s', ex)
+        return ex.code, default_message(ex.code, method)
+    if isinstance(ex, falcon.HTTPError):
+        code = ex.status_code
+        return code, ex.description or default_message(code, method)
+    LOG.exception('Unexpected error answering %s', method)
+    return 500, default_message(500)
+
+
+def render(resp: falcon.Response, code: int, message: str) -> None:
+    """Make *resp* the fault response for *code*."""
+    resp.status = code
+    resp.content_type = falcon.MEDIA_JSON
+    resp.media = body(code, message)
+
+
+def handle(req: falcon.Request, resp: falcon.Response, ex: Exception, params) -> None:
+    """falcon error handler for every exception, falcon's own HTTPError included."""
+    code, message = from_exception(ex, req.method)
+    if isinstance(ex, falcon.HTTPError) and ex.headers:
+        resp.set_headers(ex.headers)
+    render(resp, code, message)

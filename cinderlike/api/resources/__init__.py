@@ -1,0 +1,1 @@
+"""cinderlike-api: HTTP resources (parse, authorize, validate, call db/ or RPC, render)."""

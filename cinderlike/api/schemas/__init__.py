@@ -1,0 +1,1 @@
+"""cinderlike-api: JSON schemas of request bodies, one module per resource."""

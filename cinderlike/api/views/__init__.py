@@ -1,0 +1,1 @@
+"""cinderlike-api: rows and values → response documents, one module per resource."""

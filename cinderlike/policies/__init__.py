@@ -1,0 +1,10 @@
+"""Default policy rules of every API resource (oslo.policy.policies entry point)."""
+
+import itertools
+
+from cinderlike.policies import base, services
+
+
+def list_rules():
+    """Every default rule, for the enforcer and oslopolicy-sample-generator."""
+    return list(itertools.chain(base.list_rules(), services.list_rules()))
