@@ -3,9 +3,9 @@
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from cinderlike.conf import api, coordination, database, default, rpc
+from cinderlike.conf import api, audit, coordination, database, default, rpc
 
-_MODULES = (default, api, database, coordination, rpc)
+_MODULES = (default, api, database, coordination, rpc, audit)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
