@@ -3,9 +3,9 @@
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from cinderlike.conf import api, audit, coordination, database, default, rpc
+from cinderlike.conf import api, audit, backup, coordination, database, default, rpc, volume
 
-_MODULES = (default, api, database, coordination, rpc, audit)
+_MODULES = (default, api, database, coordination, rpc, volume, backup, audit)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -1,0 +1,1 @@
+"""cinderlike-backup: copies volumes to and from a backup store (drivers come later)."""

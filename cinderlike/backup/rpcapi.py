@@ -1,0 +1,27 @@
+"""Client side of the backup RPC API, used by the API and scheduler processes.
+
+Backup services are not clustered: each listens on `cinder-backup` with its host as server.
+"""
+
+from cinderlike import rpc
+
+RPC_API_VERSION = '1.0'
+
+
+class BackupAPI:
+    """Casts to backup services.
+
+    API version history:
+
+        1.0 - publish_service_capabilities (fanout)
+    """
+
+    RPC_API_VERSION = RPC_API_VERSION
+
+    def __init__(self, conf):
+        self.client = rpc.get_client(conf, topic=rpc.BACKUP_TOPIC, version=RPC_API_VERSION)
+
+    def publish_service_capabilities(self, ctxt):
+        """Every backup service reports its capabilities to the schedulers now."""
+        cctxt = self.client.prepare(fanout=True, version='1.0')
+        cctxt.cast(ctxt, 'publish_service_capabilities')

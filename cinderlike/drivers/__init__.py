@@ -1,0 +1,1 @@
+"""Backend drivers: volume/ for cinderlike-volume (backup drivers come with the backup work)."""

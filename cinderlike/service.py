@@ -1,0 +1,158 @@
+"""The daemon service (oslo.service, threads): services row, RPC servers, heartbeats, periodics.
+
+cinderlike-scheduler, -volume (one per backend) and -backup each run one; cinderlike-all runs
+all of them in one process.
+"""
+
+import logging as std_logging
+import threading
+import time
+
+import sqlalchemy as sa
+from oslo_log import log as logging
+from oslo_service import service as oslo_service
+
+from cinderlike import context as context_mod
+from cinderlike import coordination, periodic, rpc
+from cinderlike.db import engine
+from cinderlike.db import services as services_db
+
+LOG = logging.getLogger(__name__)
+
+
+def apply_log_levels(conf):
+    """Root level from `debug` and per-logger levels from `default_log_levels` (SIGHUP)."""
+    std_logging.getLogger().setLevel(std_logging.DEBUG if conf.debug else std_logging.INFO)
+    for pair in conf.default_log_levels:
+        name, _, level = pair.partition('=')
+        std_logging.getLogger(name).setLevel(std_logging.getLevelName(level))
+
+
+class Service(oslo_service.ServiceBase):
+    """One manager served over RPC, with its services row kept alive by heartbeats.
+
+    Nothing is connected in __init__: the launcher forks the worker process after building
+    this object, so transports, engines and threads are made in start().
+    """
+
+    def __init__(self, conf, *, host, manager_cls, manager_kwargs=None, coordination=False,
+                 db=None, shared_transport=False, clock=time.monotonic, rng=None):
+        self.conf = conf
+        self.host = host
+        self.manager_cls = manager_cls
+        self.binary = manager_cls.BINARY
+        self._manager_kwargs = manager_kwargs or {}
+        self._coordination = coordination
+        self._db = db
+        # NOTE(transport): cinderlike-all's services share one fake:// transport, so only
+        # a daemon that owns its transport closes it on stop.
+        self._shared_transport = shared_transport
+        self._clock = clock
+        self._rng = rng
+        self.manager = None
+        self.coordinator = None
+        self.service_id = None
+        self._servers = []
+        self._threads = []
+        self._stop = threading.Event()
+        self._stopped = threading.Event()
+
+    def start(self):
+        """Register the row, init the manager, serve RPC, then heartbeat and run periodics."""
+        apply_log_levels(self.conf)
+        LOG.info('Starting %s service on %s', self.binary, self.host)
+        self._stop.clear()
+        self._stopped.clear()
+        if self._coordination:
+            self.coordinator = coordination.Coordinator(
+                self.conf, member_id=f'{self.binary}-{self.host}')
+            self.coordinator.start()
+        self._db = self._db or engine.Database.from_conf(self.conf)
+        self.manager = self.manager_cls(self.conf, host=self.host, db=self._db,
+                                        coordinator=self.coordinator, **self._manager_kwargs)
+        self._register()
+        self.manager.init_host(context_mod.get_admin_context())
+        for topic, server in self.manager.rpc_targets():
+            rpc_server = rpc.get_server(self.conf, topic=topic, server=server,
+                                        endpoints=[self.manager],
+                                        version=self.manager.RPC_API_VERSION)
+            rpc_server.start()
+            self._servers.append(rpc_server)
+            LOG.info('%s listening on topic %s server %s', self.binary, topic, server)
+        self._spawn(self.heartbeat_loop, self._stop.wait)
+        self._spawn(self.periodic_runner().loop, self._stop.wait)
+        LOG.info('Started %s service on %s', self.binary, self.host)
+
+    def _register(self):
+        row = services_db.register(
+            self._db, host=self.host, binary=self.binary, topic=self.manager.TOPIC,
+            availability_zone=self.manager.availability_zone,
+            cluster_name=self.manager.cluster_name,
+            rpc_version=self.manager.RPC_API_VERSION)
+        self.service_id = row.id
+
+    def _spawn(self, target, *args):
+        thread = threading.Thread(target=target, args=args, daemon=True,
+                                  name=f'{self.binary}-{target.__name__}')
+        thread.start()
+        self._threads.append(thread)
+
+    def periodic_runner(self):
+        """The runner of the manager's `@periodic` tasks."""
+        return periodic.PeriodicRunner(
+            periodic.collect(self.manager), lookup=self.manager.periodic_option,
+            interval=self.conf.periodic_interval, fuzzy_delay=self.conf.periodic_fuzzy_delay,
+            context_factory=context_mod.get_admin_context, clock=self._clock, rng=self._rng)
+
+    def heartbeat_loop(self, wait):
+        """Beat every report_interval, the first after one interval, until wait() says stop."""
+        while not wait(self.conf.report_interval):
+            self.report_state()
+
+    def report_state(self):
+        """One heartbeat: report_count += 1 and updated_at = now, unless the manager is sick."""
+        if not self.manager.is_working():
+            LOG.error('Manager for service %s %s is reporting problems, not sending '
+                      'heartbeat. Service will appear "down".', self.binary, self.host)
+            return
+        try:
+            if not services_db.heartbeat(self._db, self.service_id):
+                LOG.warning('Service row of %s %s was removed; registering it again',
+                            self.binary, self.host)
+                self._register()
+        except sa.exc.SQLAlchemyError:
+            # NOTE(heartbeat): a database outage must not kill the service; it shows down
+            # until the database answers again.
+            LOG.exception('Heartbeat of %s %s failed; the database is unreachable',
+                          self.binary, self.host)
+
+    def stop(self, graceful=True):
+        """Finish in-flight RPCs, stop the loops and leave coordination."""
+        LOG.info('Stopping %s service on %s', self.binary, self.host)
+        for server in self._servers:
+            server.stop()
+        for server in self._servers:
+            # NOTE(graceful): wait() returns once every dispatched RPC has finished.
+            server.wait()
+        self._servers = []
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+        self._threads = []
+        if self.coordinator is not None:
+            self.coordinator.stop()
+        if not self._shared_transport:
+            rpc.cleanup()
+        LOG.info('Stopped %s service on %s', self.binary, self.host)
+        self._stopped.set()
+
+    def wait(self):
+        self._stopped.wait()
+
+    def reset(self):
+        """SIGHUP in cinderlike-all: the launcher has mutated the config; apply log levels.
+
+        NOTE(sighup): in the forked daemons oslo.service's threading backend (cotyledon)
+        mutates the config in the parent and replaces the worker, whose start() applies them.
+        """
+        apply_log_levels(self.conf)

@@ -1,0 +1,39 @@
+"""Client side of the volume RPC API, used by the API and scheduler processes.
+
+Addressing is Cinder's: a backend is reached on `cinder-volume.<host@backend>`, a clustered
+backend on `cinder-volume.<cluster@backend>` (any member takes it), and every backend through
+fanout on `cinder-volume`.
+"""
+
+from cinderlike import rpc
+
+RPC_API_VERSION = '1.0'
+
+
+class VolumeAPI:
+    """Casts and calls to volume services.
+
+    API version history:
+
+        1.0 - publish_service_capabilities (fanout)
+    """
+
+    RPC_API_VERSION = RPC_API_VERSION
+
+    def __init__(self, conf):
+        self.client = rpc.get_client(conf, topic=rpc.VOLUME_TOPIC, version=RPC_API_VERSION)
+
+    def _get_cctxt(self, host=None, *, cluster_name=None, fanout=False, version='1.0'):
+        """Prepared client for one backend: its cluster's queue when it has one, else its own.
+
+        *host* and *cluster_name* are `host@backend[#pool]` and `cluster@backend[#pool]`.
+        """
+        if fanout:
+            return self.client.prepare(fanout=True, version=version)
+        destination = cluster_name or host
+        return self.client.prepare(topic=rpc.volume_topic(destination),
+                                   server=rpc.server_of(destination), version=version)
+
+    def publish_service_capabilities(self, ctxt):
+        """Every volume service reports its capabilities to the schedulers now."""
+        self._get_cctxt(fanout=True).cast(ctxt, 'publish_service_capabilities')
