@@ -1,0 +1,69 @@
+"""Every error is a Cinder fault body, built by api/faults.py."""
+
+import pytest
+from falcon import testing
+
+from cinderlike import exception
+from cinderlike.api import faults
+from cinderlike.api.app import create_app
+from tests.unit.api.conftest import ADMIN
+
+
+def test_unknown_route_is_item_not_found(client):
+    for path in ('/v3/nothing', '/v3/p1/nothing/here', '/nothing'):
+        resp = client.simulate_get(path, headers={'X-Auth-Token': 'u:p1'})
+        assert resp.status_code == 404
+        assert resp.json == {'itemNotFound': {'code': 404,
+                                              'message': 'The resource could not be found.'}}
+
+
+def test_wrong_method_is_bad_method(client):
+    resp = client.simulate_delete('/v3/os-services', headers=ADMIN)
+    assert resp.status_code == 405
+    assert resp.json == {'badMethod': {
+        'code': 405, 'message': 'The method DELETE is not allowed for this resource.'}}
+    assert resp.headers['Allow'] == 'GET, OPTIONS'
+
+
+class _Boom:
+    def __init__(self, error):
+        self.error = error
+
+    def on_get(self, req, resp):
+        raise self.error
+
+
+@pytest.fixture
+def boom_client(conf, db):
+    """The real app with one extra route that raises what the test gives it."""
+    app = create_app(conf, db=db)
+    boom = _Boom(None)
+    app.add_route('/v3/boom', boom)
+    return testing.TestClient(app), boom
+
+
+def test_unhandled_error_is_500_without_its_message(boom_client):
+    client, boom = boom_client
+    boom.error = RuntimeError('password=secret')
+    resp = client.simulate_get('/v3/boom', headers=ADMIN)
+    assert resp.status_code == 500
+    assert resp.json == {'computeFault': {'code': 500, 'message': faults.default_message(500)}}
+    assert 'secret' not in resp.text
+
+
+@pytest.mark.parametrize('error, code, name, message', [
+    (exception.InvalidInput(reason='bad'), 400, 'badRequest', 'Invalid input received: bad'),
+    (exception.ServiceNotFound(service_id=7), 404, 'itemNotFound',
+     'Service 7 could not be found.'),
+    (exception.Conflict(), 409, 'conflictingRequest', 'Conflict: Conflict.'),
+    (exception.OverQuota(overs='volumes'), 413, 'overLimit',
+     'OverQuota: Quota exceeded for resources: volumes'),
+    (exception.ServiceTooOld(), 500, 'computeFault', faults.default_message(500)),
+])
+def test_exceptions_map_to_cinder_faults(boom_client, error, code, name, message):
+    client, boom = boom_client
+    boom.error = error
+    resp = client.simulate_get('/v3/boom', headers=ADMIN)
+    assert resp.status_code == code
+    assert resp.json == {name: {'code': code, 'message': message}}
+    assert resp.headers['Content-Type'] == 'application/json'
