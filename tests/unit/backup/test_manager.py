@@ -1,0 +1,37 @@
+"""backup/manager.py: the backup host's capability reports reach the schedulers."""
+
+from cinderlike import context, service
+from cinderlike.backup import manager as backup_manager
+from cinderlike.backup import rpcapi
+from cinderlike.scheduler import manager as scheduler_manager
+from tests.fixtures import daemons
+
+
+def test_backup_service_reports_at_start_and_on_fanout_request():
+    conf = daemons.make_conf(report_interval=3600, periodic_interval=3600,
+                             periodic_fuzzy_delay=0, storage_availability_zone='az9')
+    db = daemons.make_db()
+    scheduler = service.Service(conf, host='s1', manager_cls=scheduler_manager.SchedulerManager,
+                                db=db, shared_transport=True)
+    backup = service.Service(conf, host='b1', manager_cls=backup_manager.BackupManager,
+                             db=db, shared_transport=True)
+    scheduler.start()
+    backup.start()
+    try:
+        reports = scheduler.manager.capabilities
+        daemons.wait_for(lambda: reports.get('backup', 'b1') is not None)
+        first = reports.get('backup', 'b1')
+        assert first.capabilities == {'backend_state': True, 'availability_zone': 'az9'}
+        rpcapi.BackupAPI(conf).publish_service_capabilities(context.get_admin_context())
+        daemons.wait_for(lambda: reports.get('backup', 'b1').sequence == first.sequence + 1)
+        assert reports.get('backup', 'b1').incarnation == first.incarnation
+    finally:
+        backup.stop()
+        scheduler.stop()
+        daemons.close_transports()
+
+
+def test_backup_period_option():
+    manager = backup_manager.BackupManager(daemons.make_conf(), host='b1', db=None)
+    assert manager.periodic_option('backup_driver_stats_polling_interval') == 60
+    daemons.close_transports()
