@@ -91,7 +91,8 @@ class ServiceNotFound(NotFound):
 
     def __init__(self, message=None, **kwargs):
         if message is None and kwargs.get('host'):
-            message = 'Service %(service_id)s could not be found on host %(host)s.' % kwargs
+            message = (f"Service {kwargs.get('service_id')} could not be found on host "
+                       f"{kwargs['host']}.")
         super().__init__(message, **kwargs)
 
 

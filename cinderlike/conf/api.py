@@ -9,6 +9,8 @@ OPTS = [
                 help='Port the volume API listens on.'),
     cfg.IntOpt('osapi_volume_workers', min=1, sample_default='<number of CPUs>',
                help='Number of API worker processes; the number of CPUs when unset.'),
+    cfg.IntOpt('wsgi_default_pool_size', default=100, min=1,
+               help='Number of threads each API worker process serves requests with.'),
     cfg.StrOpt('auth_strategy', default='keystone', choices=['noauth', 'keystone'],
                help='keystone validates tokens with keystonemiddleware; noauth trusts '
                     '"user:project" tokens and makes every caller an admin (testing only).'),

@@ -6,8 +6,8 @@ import pytest
 from falcon import testing
 
 from cinderlike import exception
-from cinderlike.api.app import create_app
 from cinderlike.api import middleware
+from cinderlike.api.app import create_app
 from cinderlike.api.microversions import APIVersion
 from tests.unit.api.conftest import ADMIN
 
