@@ -1,0 +1,151 @@
+"""Capacity math shared by the scheduler's CapacityFilter/CapacityWeigher and the DB claim.
+
+Cinder's formulas (capacity_filter.py, sched_utils.calculate_capacity_factors), in one place so
+that what the filter accepts and the ceiling the database claim enforces cannot drift apart.
+"""
+
+import math
+
+INFINITE_UNKNOWN = ('infinite', 'unknown')
+INITIAL_AUTO_RATIO = 20.0
+
+
+def is_unlimited(value) -> bool:
+    """True for the 'infinite'/'unknown' capacities some drivers report."""
+    return isinstance(value, str) and value in INFINITE_UNKNOWN
+
+
+def thin_requested(extra_specs) -> bool:
+    """A volume is thin unless its type says `provisioning:type = thick` (Cinder's default)."""
+    return (extra_specs or {}).get('provisioning:type') != 'thick'
+
+
+def max_over_subscription_ratio(value, *, thin_support, total, free, provisioned,
+                                default='20.0') -> float:
+    """Resolve a pool's ratio, 'auto' included (sched_utils.calculate_max_over_subscription_ratio).
+
+    'auto' is 1 + provisioned / (used + 1), or 20.0 while nothing is provisioned; a pool
+    without thin support, or with infinite/unknown capacity, gets 1.0 (the ratio is unused).
+    """
+    if not thin_support or is_unlimited(total) or is_unlimited(free):
+        return 1.0
+    ratio = value or default
+    if ratio == 'auto':
+        if provisioned:
+            used = float(total or 0) - float(free or 0)
+            return 1 + float(provisioned) / (used + 1)
+        return INITIAL_AUTO_RATIO
+    return float(ratio)
+
+
+def reserved_capacity_gb(total, reserved_percentage) -> float:
+    """The part of *total* held back: floor(total × reserved_percentage / 100)."""
+    return math.floor(float(total) * float(reserved_percentage or 0) / 100)
+
+
+def capacity_limit_gb(total, reserved_percentage, thin, ratio, *, free=None) -> float | None:
+    """Most GB that may be provisioned on a pool; None when the pool is not limited.
+
+    thin → (total − reserved) × ratio; thick → total − reserved. *thin* is the effective
+    choice (the type asks for thin and the pool supports it). Infinite/unknown total or free
+    capacity means no limit, as the CapacityFilter lets such pools through.
+    NOTE(claims): the DB claim (`claimed + size <= limit`) and CapacityFilter both use this.
+    """
+    if total is None or is_unlimited(total) or is_unlimited(free):
+        return None
+    available = float(total) - reserved_capacity_gb(total, reserved_percentage)
+    return available * float(ratio) if thin else available
+
+
+def virtual_free_gb(limit, free, provisioned, thin) -> float:
+    """Cinder's virtual free capacity, rounded to 2 decimals as Cinder does.
+
+    thin: limit − provisioned; thick: the smaller of limit − provisioned and the reported
+    free capacity (Cinder does not take the reserve off the reported free here).
+    """
+    calculated = limit - provisioned
+    if not thin and free < calculated:
+        calculated = free
+    return round(calculated, 2)
+
+
+class PoolCapacity:
+    """What a pool's report fixes for the capacity math, computed once per report.
+
+    Provisioned and free capacity move between reports (placements, DB claims), so they are
+    passed in at each check; total, reserve, thin support and ratio are not.
+    """
+
+    __slots__ = ('verdict', 'thin_support', 'ratio', 'limit_thin', 'limit_thick',
+                 'available_thin', 'unlimited')
+
+    def __init__(self, *, total, free, reserved_percentage, thin_support, ratio):
+        self.thin_support, self.ratio = bool(thin_support), ratio
+        self.unlimited = is_unlimited(total) or is_unlimited(free)
+        self.limit_thin = self.limit_thick = self.available_thin = None
+        # NOTE(capacity): the order of these verdicts is CapacityFilter's.
+        if free is None:
+            self.verdict = False  # fail safe: volume node info collection broken
+        elif is_unlimited(free):
+            self.verdict = True
+        elif is_unlimited(total):
+            self.verdict = not reserved_percentage
+        elif total is None or float(total) <= 0:
+            self.verdict = False
+        else:
+            self.verdict = None
+        if total is not None and not is_unlimited(total) and not is_unlimited(free):
+            self.limit_thick = capacity_limit_gb(total, reserved_percentage, False, 1.0)
+            if self.thin_support:
+                self.limit_thin = capacity_limit_gb(total, reserved_percentage, True, ratio)
+                # Cinder divides by total_available_capacity rounded to 2 places.
+                self.available_thin = round(self.limit_thin, 2)
+
+    def has_room(self, provisioned, free, requested, thin) -> bool:
+        """CapacityFilter's decision for a request of *requested* GB."""
+        if requested == 0:  # a manage request: nothing is allocated
+            return True
+        if self.verdict is not None:
+            return self.verdict
+        if thin and self.thin_support:
+            if self.ratio < 1:
+                return False  # an invalid ratio filters the pool out
+            # NOTE(capacity): a pool whose whole capacity is reserved has nothing available
+            # (Cinder would divide by zero here).
+            available = self.available_thin
+            if available <= 0 or (provisioned + requested) / available > self.ratio:
+                return False
+            return _at_least(self.limit_thin - provisioned, requested)
+        calculated = self.limit_thick - provisioned
+        return _at_least(free if free < calculated else calculated, requested)
+
+    def virtual_free(self, provisioned, free, thin) -> float:
+        """CapacityWeigher's raw weight for a finite pool (see virtual_free_gb).
+
+        A pool that reported no free capacity weighs -1, like an unknown one.
+        """
+        if self.limit_thick is None or free is None:
+            return -1
+        if thin and self.thin_support:
+            return round(self.limit_thin - provisioned, 2)
+        calculated = self.limit_thick - provisioned
+        return round(free if free < calculated else calculated, 2)
+
+
+def backend_has_room(*, total, free, provisioned, reserved_percentage, thin_support, ratio,
+                     thin, requested) -> bool:
+    """CapacityFilter's decision for one pool's reported numbers and a request."""
+    fixed = PoolCapacity(total=total, free=free, reserved_percentage=reserved_percentage,
+                         thin_support=thin_support, ratio=ratio)
+    return fixed.has_room(provisioned, free, requested, thin)
+
+
+def _at_least(free, requested) -> bool:
+    """round(free, 2) >= requested, without rounding when the answer is clear either way."""
+    # NOTE(perf): round() is the costliest step per pool; it moves a value by ≤ 0.005.
+    margin = free - requested
+    if margin >= 0.01:
+        return True
+    if margin <= -0.01:
+        return False
+    return round(free, 2) >= requested
