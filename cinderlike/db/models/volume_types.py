@@ -1,11 +1,9 @@
 """volume types, their extra specs and project access, per-project default types, QoS specs."""
 
-import datetime
-
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from cinderlike.db.models.base import Base, DateTime, KeyValueMixin, TimestampMixin
+from cinderlike.db.models.base import Base, KeyValueMixin, TimestampMixin
 
 
 class QualityOfServiceSpecs(KeyValueMixin, Base):
@@ -61,7 +59,7 @@ class VolumeTypeProjects(TimestampMixin, Base):
     deleted: Mapped[int] = mapped_column(sa.Integer, default=0, nullable=False)
 
 
-class DefaultVolumeType(Base):
+class DefaultVolumeType(TimestampMixin, Base):
     """The default volume type of one project (API 3.62)."""
 
     __tablename__ = 'default_volume_types'
@@ -69,7 +67,3 @@ class DefaultVolumeType(Base):
     project_id: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
     volume_type_id: Mapped[str | None] = mapped_column(
         sa.String(36), sa.ForeignKey('volume_types.id'), index=True)
-    created_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
-    updated_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
-    deleted_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
-    deleted: Mapped[bool] = mapped_column(sa.Boolean, default=False, nullable=False)
