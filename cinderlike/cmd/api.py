@@ -33,6 +33,10 @@ class APIServer(base.BaseApplication):
         self.cfg.set('worker_class', 'gthread')
         self.cfg.set('threads', conf.wsgi_default_pool_size)
         self.cfg.set('proc_name', 'cinderlike-api')
+        # NOTE(control_socket): gunicorn >= 25.1 opens one control socket per user by
+        # default; two API processes on a host would fight over it.
+        if 'control_socket_disable' in self.cfg.settings:
+            self.cfg.set('control_socket_disable', True)
 
     def load(self):
         # NOTE(fork): built after the fork, so each worker has its own database pool.
