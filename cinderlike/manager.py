@@ -1,7 +1,7 @@
 """Base of the scheduler, volume and backup managers: the RPC endpoints service.py serves.
 
 Public methods of a manager are its RPC methods (same names as in its rpcapi.py); the hooks
-service.py calls (init_host, is_working, rpc_targets) follow Cinder's manager interface.
+service.py calls (init_host, init_host_with_rpc, is_working, rpc_targets) follow Cinder's.
 """
 
 import oslo_messaging as messaging
@@ -41,6 +41,9 @@ class Manager:
 
     def init_host(self, context):
         """Prepare the service before its RPC servers start."""
+
+    def init_host_with_rpc(self, context):
+        """Work that needs this service's own RPC servers listening (replies to it)."""
 
     def is_working(self) -> bool:
         """False while the service cannot do its job; it then sends no heartbeats."""

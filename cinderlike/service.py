@@ -79,6 +79,7 @@ class Service(oslo_service.ServiceBase):
             rpc_server.start()
             self._servers.append(rpc_server)
             LOG.info('%s listening on topic %s server %s', self.binary, topic, server)
+        self.manager.init_host_with_rpc(context_mod.get_admin_context())
         self._spawn(self.heartbeat_loop, self._stop.wait)
         self._spawn(self.periodic_runner().loop, self._stop.wait)
         LOG.info('Started %s service on %s', self.binary, self.host)

@@ -7,7 +7,9 @@ import threading
 from oslo_log import log as logging
 
 from cinderlike import manager, rpc
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.scheduler import rpcapi
+from cinderlike.volume import rpcapi as volume_rpcapi
 
 LOG = logging.getLogger(__name__)
 
@@ -65,6 +67,11 @@ class SchedulerManager(manager.Manager):
     def __init__(self, conf, *, host, db, coordinator=None):
         super().__init__(conf, host=host, db=db, coordinator=coordinator)
         self.capabilities = CapabilityReports()
+
+    def init_host_with_rpc(self, context):
+        """A scheduler that starts after the services asks them to report now (as Cinder's)."""
+        volume_rpcapi.VolumeAPI(self.conf).publish_service_capabilities(context)
+        backup_rpcapi.BackupAPI(self.conf).publish_service_capabilities(context)
 
     def update_service_capabilities(self, context, *, service_name, host, capabilities,
                                     cluster_name, timestamp, sequence, incarnation):

@@ -1,0 +1,141 @@
+"""cinderlike-all: API, scheduler, volume (fake driver) and backup in one process.
+
+The embedded default behind `make run`: SQLite under `state_path`, oslo.messaging's in-process
+fake:// transport shared by every service, noauth on 127.0.0.1:8776 unless configured.
+"""
+
+import os
+import signal
+import socketserver
+import sys
+import threading
+from wsgiref import simple_server
+
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_service import service as oslo_service
+
+from cinderlike import conf as cl_conf
+from cinderlike import rpc, service
+from cinderlike.api.app import create_app
+from cinderlike.backup import manager as backup_manager
+from cinderlike.cmd import volume as volume_cmd
+from cinderlike.conf import default as default_conf
+from cinderlike.conf import volume as volume_conf
+from cinderlike.db import engine, migration
+from cinderlike.scheduler import manager as scheduler_manager
+
+LOG = logging.getLogger(__name__)
+
+FAKE_BACKEND = 'fake'
+
+
+def _parse(argv):
+    conf = cfg.ConfigOpts()
+    # NOTE(state_path): a command-line option here (`make run --state_path DIR`); the other
+    # daemons read it from their config file only.
+    conf.register_cli_opt(next(o for o in default_conf.OPTS if o.name == 'state_path'))
+    cl_conf.register_all(conf)
+    logging.register_options(conf)
+    conf.set_default('state_path', os.path.abspath('state'))
+    conf.set_default('transport_url', 'fake://')
+    conf.set_default('auth_strategy', 'noauth')
+    conf.set_default('osapi_volume_listen', '127.0.0.1')
+    conf.set_default('enabled_backends', [FAKE_BACKEND])
+    conf(argv, project='cinderlike')
+    if conf.enabled_backends == [FAKE_BACKEND]:
+        volume_conf.register_backend(conf, FAKE_BACKEND)
+        conf.set_default('volume_driver', 'fake', group=FAKE_BACKEND)
+        conf.set_default('volume_backend_name', FAKE_BACKEND, group=FAKE_BACKEND)
+    return conf
+
+
+class _ThreadingWSGIServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _RequestHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, format, *args):
+        LOG.info('%s %s', self.address_string(), format % args)
+
+
+class APIService(oslo_service.ServiceBase):
+    """The falcon app on a threaded wsgiref server (one process needs no gunicorn)."""
+
+    def __init__(self, conf, db):
+        self.conf = conf
+        self._db = db
+        self._server = None
+        self._thread = None
+
+    def start(self):
+        conf = self.conf
+        self._server = simple_server.make_server(
+            conf.osapi_volume_listen, conf.osapi_volume_listen_port,
+            create_app(conf, db=self._db), server_class=_ThreadingWSGIServer,
+            handler_class=_RequestHandler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        name='cinderlike-api')
+        self._thread.start()
+        _print_usage(conf, self._server.server_port)
+
+    def stop(self, graceful=True):
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def wait(self):
+        if self._thread is not None:
+            self._thread.join()
+
+    def reset(self):
+        """Log levels are re-applied by the other services' reset()."""
+
+
+def _print_usage(conf, port):
+    url = f'http://{conf.osapi_volume_listen}:{port}'
+    print(f'cinderlike-all: volume API on {url} (auth_strategy={conf.auth_strategy}), '
+          f'state in {conf.state_path}\n'
+          f'  curl -s {url}/\n'
+          f"  curl -s -H 'X-Auth-Token: admin:admin' {url}/v3/\n"
+          f"  curl -s -H 'X-Auth-Token: admin:admin' {url}/v3/admin/os-services\n"
+          f"  curl -s -H 'X-Auth-Token: admin:admin' {url}/v3/admin/os-availability-zone",
+          flush=True)
+
+
+def _services(conf, db):
+    common = dict(db=db, shared_transport=True)
+    services = [service.Service(conf, host=conf.host,
+                                manager_cls=scheduler_manager.SchedulerManager, **common)]
+    services += volume_cmd.backend_services(conf, **common)
+    services.append(service.Service(conf, host=conf.host,
+                                    manager_cls=backup_manager.BackupManager,
+                                    coordination=True, **common))
+    return services + [APIService(conf, db)]
+
+
+def _handle_signals(launcher):
+    def stop(signo, frame):
+        LOG.info('Caught signal %s, stopping', signo)
+        threading.Thread(target=launcher.stop, name='stopper').start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    # SIGHUP: mutate the configuration, then each service's reset() re-applies log levels.
+    signal.signal(signal.SIGHUP, lambda signo, frame: launcher.restart())
+
+
+def main(argv=None):
+    conf = _parse(sys.argv[1:] if argv is None else argv)
+    logging.setup(conf, 'cinderlike')
+    os.makedirs(conf.state_path, exist_ok=True)
+    migration.upgrade(conf.database.connection)
+    db = engine.Database.from_conf(conf)
+    launcher = oslo_service.Launcher(conf, restart_method='mutate')
+    _handle_signals(launcher)
+    for svc in _services(conf, db):
+        launcher.launch_service(svc)
+    launcher.wait()
+    rpc.cleanup()
+    db.dispose()
+    LOG.info('cinderlike-all stopped')
