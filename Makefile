@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.cinderlike-installed
 STATE_DIR ?= $(CURDIR)/state
-RUN_CONF ?= etc/cinderlike/cinderlike-all.conf
+RUN_ARGS ?=
 PYTEST_ARGS ?=
 
 .PHONY: help venv run test unit functional pep8 genconfig genpolicy clean
@@ -28,9 +28,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 venv: $(STAMP)
 
+# cinderlike-all defaults to noauth on 127.0.0.1:8776, SQLite under --state_path, the in-process
+# transport and one fake backend; RUN_ARGS='--config-file my.conf' overrides any of it.
 run: $(STAMP)
-	mkdir -p $(STATE_DIR)
-	exec $(BIN)/cinderlike-all --config-file $(RUN_CONF) --state_path $(STATE_DIR)
+	exec $(BIN)/cinderlike-all --state_path $(STATE_DIR) $(RUN_ARGS)
 
 test: $(STAMP)
 	$(BIN)/python tools/run_pytest.py $(PYTEST_ARGS) tests
