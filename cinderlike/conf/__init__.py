@@ -3,9 +3,19 @@
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from cinderlike.conf import api, audit, backup, coordination, database, default, rpc, volume
+from cinderlike.conf import (
+    api,
+    audit,
+    backup,
+    coordination,
+    database,
+    default,
+    rpc,
+    scheduler_filters,
+    volume,
+)
 
-_MODULES = (default, api, database, coordination, rpc, volume, backup, audit)
+_MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -34,7 +34,7 @@ def _tokenize(text):
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
-            raise _error('ParseException: unexpected %r at char %d' % (text[pos:pos + 10], pos))
+            raise _error(f'ParseException: unexpected {text[pos:pos + 10]!r} at char {pos}')
         pos = m.end()
         kind = m.lastgroup
         value = m.group(kind)
@@ -84,7 +84,7 @@ class _Parser:
     def take(self, value=None):
         tok = self.peek()
         if tok[0] is None or (value is not None and tok != ('op', value)):
-            raise _error('ParseException: expected %r, found %r' % (value, tok[1]))
+            raise _error(f'ParseException: expected {value!r}, found {tok[1]!r}')
         self.pos += 1
         return tok
 
@@ -95,7 +95,7 @@ class _Parser:
     def parse(self):
         node = self.comma()
         if self.pos != len(self.tokens):
-            raise _error('ParseException: unexpected %r' % (self.peek()[1],))
+            raise _error(f'ParseException: unexpected {self.peek()[1]!r}')
         return node
 
     def comma(self):
@@ -202,7 +202,7 @@ class _Parser:
             self.take(')')
             return node
         if kind == 'op':
-            raise _error('ParseException: unexpected %r' % value)
+            raise _error(f'ParseException: unexpected {value!r}')
         return _constant(value)
 
 
@@ -232,10 +232,10 @@ class Expression:
         except exception.EvaluatorParseException:
             raise
         except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
-            raise _error('%s: %s' % (type(exc).__name__, exc)) from exc
+            raise _error(f'{type(exc).__name__}: {exc}') from exc
 
     def __repr__(self):
-        return 'Expression(%r)' % self.text
+        return f'Expression({self.text!r})'
 
 
 @functools.lru_cache(maxsize=4096)

@@ -71,9 +71,8 @@ class FilterScheduler:
                       {'volume_id': volume_id, 'last_backend': backends[-1], 'exc': exc})
         if retry['num_attempts'] > self.max_attempts:
             raise exception.NoValidBackend(
-                reason='Exceeded max scheduling attempts %(max_attempts)d for volume '
-                       '%(volume_id)s' % {'max_attempts': self.max_attempts,
-                                          'volume_id': volume_id})
+                reason=f'Exceeded max scheduling attempts {self.max_attempts:d} for volume '
+                       f'{volume_id}')
 
     @staticmethod
     def add_retry_backend(filter_properties, backend_id):
@@ -154,8 +153,7 @@ class FilterScheduler:
                 return candidate.obj
         resource, resource_id = 'volume', '??id missing??'
         for kind in ('volume', 'group', 'snapshot'):
-            if request_spec.get('%s_id' % kind):
-                resource, resource_id = kind, request_spec['%s_id' % kind]
+            if request_spec.get(f'{kind}_id'):
+                resource, resource_id = kind, request_spec[f'{kind}_id']
                 break
-        raise exception.NoValidBackend('Cannot place %s %s on %s.'
-                                       % (resource, resource_id, backend))
+        raise exception.NoValidBackend(f'Cannot place {resource} {resource_id} on {backend}.')

@@ -36,7 +36,7 @@ def load(names, *, volume_locations=None):
     for name in names:
         if name in _NEEDS_LOCATIONS:
             if volume_locations is None:
-                raise ValueError('%s needs a volume_locations callable' % name)
+                raise ValueError(f'{name} needs a volume_locations callable')
             loaded.append(_NEEDS_LOCATIONS[name](volume_locations))
         else:
             loaded.append(_SIMPLE[name]())

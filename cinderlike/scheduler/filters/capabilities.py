@@ -6,7 +6,10 @@ _CACHE_LIMIT = 64
 
 
 def _requirements(extra_specs):
-    """(key, rest of the nested path, matcher) per spec; specs scoped to anything but `capabilities:` are skipped."""
+    """(key, rest of the nested path, matcher) per spec.
+
+    Specs scoped to anything but `capabilities:` are vendor specs and are skipped.
+    """
     out = []
     for key, req in extra_specs.items():
         scope = key.split(':')

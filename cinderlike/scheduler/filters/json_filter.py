@@ -69,7 +69,7 @@ class JsonFilter(base.BaseFilter):
         try:
             parsed = json.loads(query) if isinstance(query, str) else query
         except ValueError as exc:
-            raise exception.InvalidInput(reason='scheduler hint query: %s' % exc) from exc
+            raise exception.InvalidInput(reason=f'scheduler hint query: {exc}') from exc
 
         def passes(pool):
             result = _evaluate(parsed, pool)
