@@ -74,10 +74,10 @@ def get_client(conf, *, topic, version, server=None, fanout=False, version_cap=N
 
 
 def get_server(conf, *, topic, server, endpoints, version, fanout=False):
-    """A threading-executor RPC server; its endpoints are the manager objects."""
+    """An RPC server on oslo.messaging's threading executor (its only non-deprecated one)."""
     target = messaging.Target(topic=topic, server=server, version=version, fanout=fanout)
     return messaging.get_rpc_server(get_transport(conf), target, endpoints,
-                                    executor='threading', serializer=ContextSerializer(),
+                                    serializer=ContextSerializer(),
                                     access_policy=messaging.DefaultRPCAccessPolicy)
 
 
