@@ -94,11 +94,6 @@ class PoolState:
             thin_support=self.thin_provisioning_support,
             ratio=self.max_over_subscription_ratio)
 
-    def has_room(self, requested_gb: float, thin: bool) -> bool:
-        """CapacityFilter's verdict for this pool as it stands now."""
-        return self.fixed_capacity.has_room(
-            self.provisioned_capacity_gb, self.free_capacity_gb, requested_gb, thin)
-
     @property
     def backend_id(self) -> str:
         """'<cluster or host>#<pool>': Cinder's pool-level backend_id and get_pools name."""

@@ -1,5 +1,6 @@
 """Weighing as Cinder's OrderedHostWeightHandler: normalise each weigher, scale, sum, sort."""
 
+import itertools
 import typing
 
 
@@ -52,4 +53,6 @@ def weigh(weighers, pools, request) -> list:
     if totals is None:
         totals = [0.0] * len(pools)
     order = sorted(range(len(pools)), key=totals.__getitem__, reverse=True)
-    return list(map(WeighedPool, [pools[i] for i in order], [totals[i] for i in order]))
+    # NOTE(perf): tuple.__new__ builds the named tuples in C, without WeighedPool.__new__.
+    pairs = zip([pools[i] for i in order], [totals[i] for i in order], strict=True)
+    return list(map(tuple.__new__, itertools.repeat(WeighedPool), pairs))
