@@ -1,0 +1,174 @@
+"""A four-daemon stack for end-to-end tests: config file, daemons as subprocesses, API client.
+
+Each daemon runs from the .venv console scripts in its own process group (so a test can kill
+a whole daemon, parent and children, with one signal) and logs to its own file.
+"""
+
+import json
+import os
+import pathlib
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+BIN = pathlib.Path(sys.executable).parent
+PROJECT = 'e2e-project'
+_STARTED_RE = re.compile(r'^\S+ \S+ (\d+) INFO cinderlike\.service .*'
+                         r'Started (\S+) service on (\S+)$', re.M)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(predicate, *, timeout, what):
+    """Poll predicate() until it returns something true; fail with *what* after *timeout* s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f'timed out after {timeout}s waiting for {what}')
+        time.sleep(0.2)
+
+
+class Daemon:
+    """One running console script."""
+
+    def __init__(self, name, proc, log_path):
+        self.name = name
+        self.proc = proc
+        self.log_path = log_path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors='replace')
+
+    def started_services(self) -> list[tuple[int, str, str]]:
+        """(pid, binary, host) of every 'Started <binary> service on <host>' logged so far."""
+        return [(int(pid), binary, host) for pid, binary, host in _STARTED_RE.findall(self.log())]
+
+    def stop(self, timeout=60) -> int:
+        """SIGTERM, then the exit code (SIGKILL of the group if it does not stop)."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill_group()
+            raise AssertionError(f'{self.name} ignored SIGTERM for {timeout}s:\n'
+                                 f'{self.log()[-3000:]}') from None
+
+    def kill_group(self):
+        """kill -9 of the daemon's process group: the parent and all its workers at once."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(30)
+
+
+class Stack:
+    """Config and daemons of one end-to-end run, on its own database and RabbitMQ exchange."""
+
+    def __init__(self, workdir: pathlib.Path, *, db_url, transport_url, backends=('b1', 'b2'),
+                 report_interval=1, service_down_time=4):
+        self.workdir = workdir
+        self.db_url = db_url
+        self.backends = list(backends)
+        self.host = f'e2e-{uuid.uuid4().hex[:8]}'
+        self.api_port = free_port()
+        self.report_interval = report_interval
+        self.service_down_time = service_down_time
+        self.config_path = workdir / 'cinderlike.conf'
+        self.daemons: dict[str, Daemon] = {}
+        self._write_config(transport_url)
+
+    def _write_config(self, transport_url):
+        sections = {
+            'DEFAULT': {
+                'host': self.host,
+                'transport_url': transport_url,
+                # NOTE(isolation): a fresh exchange per run, so runs never share queues.
+                'control_exchange': f'cl-e2e-{uuid.uuid4().hex[:12]}',
+                'report_interval': self.report_interval,
+                'service_down_time': self.service_down_time,
+                'periodic_interval': 1,
+                'periodic_fuzzy_delay': 0,
+                'enabled_backends': ','.join(self.backends),
+                'state_path': self.workdir / 'state',
+                'auth_strategy': 'noauth',
+                'osapi_volume_listen': '127.0.0.1',
+                'osapi_volume_listen_port': self.api_port,
+                'osapi_volume_workers': 1,
+                'graceful_shutdown_timeout': 20,
+            },
+            'database': {'connection': self.db_url},
+        }
+        for backend in self.backends:
+            sections[backend] = {'volume_driver': 'fake', 'volume_backend_name': backend,
+                                 'backend_stats_polling_interval': 3}
+        lines = []
+        for name, options in sections.items():
+            lines.append(f'[{name}]')
+            lines += [f'{key} = {value}' for key, value in options.items()]
+            lines.append('')
+        (self.workdir / 'state').mkdir(exist_ok=True)
+        self.config_path.write_text('\n'.join(lines))
+
+    def run(self, script, *args) -> subprocess.CompletedProcess:
+        """Run a one-shot command (cinderlike-manage ...) against this stack's config."""
+        return subprocess.run([str(BIN / script), '--config-file', str(self.config_path), *args],
+                              capture_output=True, text=True, timeout=300, check=True)
+
+    def start(self, name) -> Daemon:
+        """Start cinderlike-<name> in its own process group."""
+        log_path = self.workdir / f'{name}.{len(self.daemons)}.log'
+        with open(log_path, 'wb') as log:
+            proc = subprocess.Popen(
+                [str(BIN / f'cinderlike-{name}'), '--config-file', str(self.config_path)],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.daemons[name] = Daemon(name, proc, log_path)
+        return self.daemons[name]
+
+    def close(self):
+        """Kill whatever a test left running."""
+        for daemon in self.daemons.values():
+            if daemon.proc.poll() is None:
+                daemon.kill_group()
+
+    # -- the API ----------------------------------------------------------------------------
+
+    def get(self, path):
+        """(status, JSON body) of GET *path* as an admin (noauth), or None while nothing answers."""
+        request = urllib.request.Request(f'http://127.0.0.1:{self.api_port}{path}',
+                                         headers={'X-Auth-Token': f'admin:{PROJECT}'})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, json.load(response)
+        except urllib.error.HTTPError as exc:
+            return exc.code, None
+        except OSError:
+            return None
+
+    def wait_for_api(self, timeout=60):
+        wait_for(lambda: (self.get('/v3/') or (None,))[0] == 200, timeout=timeout,
+                 what='the API to answer GET /v3/')
+
+    def services(self) -> dict[tuple[str, str], dict]:
+        """os-services rows keyed by (binary, host)."""
+        status, body = self.get(f'/v3/{PROJECT}/os-services') or (None, None)
+        if status != 200:
+            return {}
+        return {(s['binary'], s['host']): s for s in body['services']}
+
+    def expected_services(self) -> set[tuple[str, str]]:
+        volumes = {('cinder-volume', f'{self.host}@{b}') for b in self.backends}
+        return {('cinder-scheduler', self.host), ('cinder-backup', self.host)} | volumes
