@@ -56,11 +56,64 @@ class ValidationError(Invalid):
     msg_fmt = '%(detail)s'
 
 
+class InvalidQuotaValue(Invalid):
+    """A quota change would take usage below zero."""
+    msg_fmt = ('Change would make usage less than 0 for the following resources: '
+               '%(unders)s')
+
+
+class InvalidVolume(Invalid):
+    """The volume's state does not allow the request."""
+    msg_fmt = 'Invalid volume: %(reason)s'
+
+
+class InvalidVolumeMetadata(Invalid):
+    """Volume metadata keys or values are unacceptable."""
+    msg_fmt = 'Invalid metadata: %(reason)s'
+
+
+class InvalidVolumeMetadataSize(Invalid):
+    """A volume metadata key or value is too long."""
+    msg_fmt = 'Invalid metadata size: %(reason)s'
+
+
+class InvalidAvailabilityZone(Invalid):
+    """No cinder-volume service serves the requested availability zone."""
+    msg_fmt = "Availability zone '%(az)s' is invalid."
+
+
 class InvalidAPIVersionString(Invalid):
     """OpenStack-API-Version could not be parsed."""
     msg_fmt = ('API Version String %(version)s is of invalid format. Must be of format '
                'MajorNum.MinorNum.')
 
+
+class InvalidName(Invalid):
+    """A `name` field is empty or blank (Cinder's `name` format checker)."""
+    msg_fmt = "An invalid 'name' value was provided. %(reason)s"
+
+
+class InvalidVolumeType(Invalid):
+    """The volume type cannot be used or changed this way."""
+    msg_fmt = 'Invalid volume type: %(reason)s'
+
+
+class VolumeTypeInUse(Invalid):
+    """Volumes still use the type (the API answers 'Target volume type is still in use.')."""
+    msg_fmt = ('Volume Type %(volume_type_id)s deletion is not allowed with volumes present '
+               'with the type.')
+
+
+class VolumeTypeDeletionError(Invalid):
+    """The last volume type may not be deleted."""
+    msg_fmt = ('The volume type %(volume_type_id)s is the only currently defined volume type '
+               'and cannot be deleted.')
+
+
+class VolumeTypeDefaultDeletionError(Invalid):
+    """The type is `default_volume_type` or some project's default."""
+    msg_fmt = ('The volume type %(volume_type_id)s is a default volume type and cannot be '
+               'deleted.')
 
 # --- 401 / 403 -------------------------------------------------------------
 
@@ -96,10 +149,60 @@ class ServiceNotFound(NotFound):
         super().__init__(message, **kwargs)
 
 
+class VolumeNotFound(NotFound):
+    """No live volume with this id is visible to the caller."""
+    msg_fmt = 'Volume %(volume_id)s could not be found.'
+
+
+class VolumeMetadataNotFound(NotFound):
+    """The volume has no metadata item with this key."""
+    msg_fmt = 'Volume %(volume_id)s has no metadata with key %(metadata_key)s.'
+
+
+class MarkerNotFound(NotFound):
+    """A listing's `marker` names no visible row."""
+    msg_fmt = 'Marker %(marker)s could not be found.'
+
+
 class ClusterNotFound(NotFound):
     """No cluster row matches."""
     msg_fmt = 'Cluster %(id)s could not be found.'
 
+
+class MessageNotFound(NotFound):
+    """No user message with this id is visible to the caller."""
+    msg_fmt = 'Message %(message_id)s could not be found.'
+
+
+class QuotaResourceUnknown(NotFound):
+    """A reservation names a resource no quota knows."""
+    msg_fmt = 'Unknown quota resources %(unknown)s.'
+
+
+class VolumeTypeNotFound(NotFound):
+    """No live volume type with this id is visible to the caller."""
+    msg_fmt = 'Volume type %(volume_type_id)s could not be found.'
+
+
+class VolumeTypeNotFoundByName(VolumeTypeNotFound):
+    """No live volume type with this name is visible to the caller."""
+    msg_fmt = 'Volume type with name %(volume_type_name)s could not be found.'
+
+
+class VolumeTypeAccessNotFound(NotFound):
+    """The project has no access row for the private type."""
+    msg_fmt = ('Volume type access not found for %(volume_type_id)s / %(project_id)s '
+               'combination.')
+
+
+class VolumeTypeExtraSpecsNotFound(NotFound):
+    """The type has no extra spec with this key."""
+    msg_fmt = 'Volume Type %(volume_type_id)s has no extra specs with key %(extra_specs_key)s.'
+
+
+class VolumeTypeProjectDefaultNotFound(NotFound):
+    """The project has no default volume type of its own (3.62)."""
+    msg_fmt = 'Default type for project %(project_id)s not found.'
 
 # --- 409 -------------------------------------------------------------------
 
@@ -110,13 +213,70 @@ class Conflict(CinderlikeException):
     safe = True
 
 
+class VolumeTypeExists(Conflict):
+    """A live volume type already has this name (or id)."""
+    msg_fmt = 'Volume Type %(id)s already exists.'
+
+
+class VolumeTypeAccessExists(Conflict):
+    """The project already has access to the private type."""
+    msg_fmt = ('Volume type access for %(volume_type_id)s / %(project_id)s combination '
+               'already exists.')
+
 # --- 413 -------------------------------------------------------------------
 
 class OverQuota(CinderlikeException):
-    """A quota would be exceeded."""
+    """A quota would be exceeded; kwargs keep `overs`, `quotas` and `usages` for callers."""
     msg_fmt = 'Quota exceeded for resources: %(overs)s'
     code = 413
     safe = True
+    # NOTE(retry): Cinder's QuotaError carries Retry-After: 0, echoed as `retryAfter`.
+    headers = {'Retry-After': '0'}
+
+
+class VolumeSizeExceedsAvailableQuota(OverQuota):
+    """A volume or snapshot would pass a gigabytes quota."""
+    msg_fmt = ('Requested volume or snapshot exceeds allowed %(name)s quota. Requested '
+               '%(requested)sG, quota is %(quota)sG and %(consumed)sG has been consumed.')
+
+    def __init__(self, message=None, **kwargs):
+        kwargs.setdefault('name', 'gigabytes')
+        super().__init__(message, **kwargs)
+
+
+class VolumeSizeExceedsLimit(OverQuota):
+    """A volume would be larger than `per_volume_gigabytes`."""
+    msg_fmt = 'Requested volume size %(size)dG is larger than maximum allowed limit %(limit)dG.'
+
+
+class VolumeBackupSizeExceedsAvailableQuota(OverQuota):
+    """A backup would pass the backup_gigabytes quota."""
+    msg_fmt = ('Requested backup exceeds allowed Backup gigabytes quota. Requested '
+               '%(requested)sG, quota is %(quota)sG and %(consumed)sG has been consumed.')
+
+
+class VolumeLimitExceeded(OverQuota):
+    """One volume more would pass a volumes quota."""
+    msg_fmt = "Maximum number of volumes allowed (%(allowed)d) exceeded for quota '%(name)s'."
+
+    def __init__(self, message=None, **kwargs):
+        kwargs.setdefault('name', 'volumes')
+        super().__init__(message, **kwargs)
+
+
+class SnapshotLimitExceeded(OverQuota):
+    """One snapshot more would pass a snapshots quota."""
+    msg_fmt = 'Maximum number of snapshots allowed (%(allowed)d) exceeded'
+
+
+class BackupLimitExceeded(OverQuota):
+    """One backup more would pass the backups quota."""
+    msg_fmt = 'Maximum number of backups allowed (%(allowed)d) exceeded'
+
+
+class GroupLimitExceeded(OverQuota):
+    """One group more would pass the groups quota."""
+    msg_fmt = 'Maximum number of groups allowed (%(allowed)d) exceeded'
 
 
 class RequestTooLarge(CinderlikeException):
@@ -125,6 +285,12 @@ class RequestTooLarge(CinderlikeException):
     code = 413
     safe = True
 
+
+class VolumeTypeDefaultMisconfiguredError(CinderlikeException):
+    """`default_volume_type` names no live type (500, as Cinder)."""
+    msg_fmt = ('The request cannot be fulfilled as the default volume type %(volume_type_name)s '
+               'cannot be found.')
+    safe = True
 
 # --- daemons ---------------------------------------------------------------
 

@@ -70,6 +70,11 @@ def render(resp: falcon.Response, code: int, message: str) -> None:
 def handle(req: falcon.Request, resp: falcon.Response, ex: Exception, params) -> None:
     """falcon error handler for every exception, falcon's own HTTPError included."""
     code, message = from_exception(ex, req.method)
-    if isinstance(ex, falcon.HTTPError) and ex.headers:
-        resp.set_headers(ex.headers)
+    headers = getattr(ex, 'headers', None)
+    if headers:
+        resp.set_headers(headers)
     render(resp, code, message)
+    # NOTE(retry): as Cinder's Fault, a 413/429 with Retry-After repeats it in the body.
+    retry = (headers or {}).get('Retry-After')
+    if code in (413, 429) and retry:
+        resp.media[_FAULT_NAMES.get(code, 'computeFault')]['retryAfter'] = retry

@@ -10,12 +10,15 @@ from cinderlike.conf import (
     coordination,
     database,
     default,
+    messages,
+    quota,
     rpc,
     scheduler_filters,
     volume,
 )
 
-_MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters)
+_MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
+            quota, messages)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
