@@ -5,6 +5,7 @@ import datetime
 import pytest
 
 from cinderlike import context, service
+from cinderlike.backup import manager as backup_manager
 from cinderlike.scheduler import manager as scheduler_manager
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from tests.fixtures import daemons
@@ -84,4 +85,23 @@ def test_publisher_reports_reach_every_scheduler_by_fanout_in_order():
     finally:
         for svc in schedulers:
             svc.stop()
+        daemons.close_transports()
+
+
+def test_a_scheduler_started_last_asks_the_services_to_report():
+    conf = daemons.make_conf(report_interval=3600, periodic_interval=3600,
+                             periodic_fuzzy_delay=0)
+    db = daemons.make_db()
+    backup = service.Service(conf, host='b1', manager_cls=backup_manager.BackupManager,
+                             db=db, shared_transport=True)
+    scheduler = service.Service(conf, host='s1',
+                                manager_cls=scheduler_manager.SchedulerManager, db=db,
+                                shared_transport=True)
+    backup.start()   # its start-up report finds no scheduler listening
+    scheduler.start()
+    try:
+        daemons.wait_for(lambda: scheduler.manager.capabilities.get('backup', 'b1'))
+    finally:
+        scheduler.stop()
+        backup.stop()
         daemons.close_transports()
