@@ -290,7 +290,6 @@ class VolumeTypeDefaultMisconfiguredError(CinderlikeException):
     """`default_volume_type` names no live type (500, as Cinder)."""
     msg_fmt = ('The request cannot be fulfilled as the default volume type %(volume_type_name)s '
                'cannot be found.')
-    safe = True
 
 # --- daemons ---------------------------------------------------------------
 

@@ -4,6 +4,7 @@ import json
 
 import falcon
 import jsonschema
+from oslo_utils import uuidutils
 
 from cinderlike import exception
 
@@ -21,10 +22,25 @@ def _check_disabled_reason(value) -> bool:
     return True
 
 
+def _check_name(value) -> bool:
+    """Cinder's `name` format: not empty and not only blanks."""
+    if not value:
+        raise exception.InvalidName(reason="The 'name' can not be None.")
+    if isinstance(value, str) and not value.strip():
+        raise exception.InvalidName(reason="The 'name' can not be empty.")
+    return True
+
+
+def _check_uuid(value) -> bool:
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
 # NOTE(format): Cinder's format checkers raise InvalidInput themselves, which escapes
 # jsonschema and reaches the caller as "Invalid input received: ..." (400).
 _FORMATS = jsonschema.FormatChecker()
 _FORMATS.checks('disabled_reason')(_check_disabled_reason)
+_FORMATS.checks('name')(_check_name)
+_FORMATS.checks('uuid')(_check_uuid)
 
 
 def load_body(req: falcon.Request, *, limit: int):

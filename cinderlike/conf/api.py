@@ -16,6 +16,9 @@ OPTS = [
                     '"user:project" tokens and makes every caller an admin (testing only).'),
     cfg.IntOpt('osapi_max_limit', default=1000, min=1,
                help='Maximum number of items a collection returns in one response.'),
+    cfg.StrOpt('default_volume_type', default='__DEFAULT__', required=True,
+               help='Volume type of volumes created without one, unless the project has a '
+                    'default type of its own (API 3.62).'),
     cfg.IntOpt('osapi_max_request_body_size', default=114688, min=1,
                help='Largest request body in bytes the API accepts.'),
     cfg.StrOpt('public_endpoint',

@@ -1,0 +1,384 @@
+"""volume_types rows, their extra specs and project access: lookups and changes.
+
+Read by cinderlike-api (types API, volume create) and the scheduler (extra specs). Name
+uniqueness has no constraint in Cinder's schema, so creates and renames run SERIALIZABLE.
+"""
+
+import dataclasses
+import datetime
+import uuid
+
+import sqlalchemy as sa
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from cinderlike import exception
+from cinderlike.db import conditional
+from cinderlike.db.models import (
+    DefaultVolumeType,
+    Volume,
+    VolumeType,
+    VolumeTypeExtraSpecs,
+    VolumeTypeProjects,
+    utcnow,
+)
+
+LOG = logging.getLogger(__name__)
+
+DEFAULT_VOLUME_TYPE = '__DEFAULT__'
+_SERIALIZABLE_ATTEMPTS = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class VolumeTypeRecord:
+    """One live volume type with its extra specs, detached from any session."""
+
+    id: str
+    name: str | None
+    description: str | None
+    is_public: bool
+    qos_specs_id: str | None
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+    extra_specs: dict
+
+    def as_payload(self) -> dict:
+        """The type as Cinder's notifications carry it."""
+        return {key: (value.isoformat() if isinstance(value, datetime.datetime) else value)
+                for key, value in dataclasses.asdict(self).items()}
+
+
+def _live():
+    return VolumeType.deleted.is_(False)
+
+
+def _visible(stmt, *, project_id, is_admin):
+    """Cinder's rule: admins see every type, others public ones and those shared with them."""
+    if is_admin:
+        return stmt
+    shared = sa.exists().where(VolumeTypeProjects.volume_type_id == VolumeType.id,
+                               VolumeTypeProjects.project_id == project_id,
+                               VolumeTypeProjects.deleted == 0)
+    return stmt.where(sa.or_(VolumeType.is_public.is_(True), shared))
+
+
+def _specs_of(session, type_ids) -> dict[str, dict]:
+    rows = session.execute(sa.select(VolumeTypeExtraSpecs.volume_type_id,
+                                     VolumeTypeExtraSpecs.key, VolumeTypeExtraSpecs.value)
+                           .where(VolumeTypeExtraSpecs.volume_type_id.in_(type_ids),
+                                  VolumeTypeExtraSpecs.deleted.is_(False))
+                           .order_by(VolumeTypeExtraSpecs.id))
+    specs: dict[str, dict] = {type_id: {} for type_id in type_ids}
+    for type_id, key, value in rows:
+        specs[type_id][key] = value
+    return specs
+
+
+def _records(session, rows) -> list[VolumeTypeRecord]:
+    specs = _specs_of(session, [row.id for row in rows])
+    return [VolumeTypeRecord(id=row.id, name=row.name, description=row.description,
+                             is_public=row.is_public, qos_specs_id=row.qos_specs_id,
+                             created_at=row.created_at, updated_at=row.updated_at,
+                             extra_specs=specs[row.id]) for row in rows]
+
+
+def _lock_row(session, type_id, *, read: bool) -> VolumeType | None:
+    stmt = (sa.select(VolumeType).where(VolumeType.id == type_id, _live())
+            .with_for_update(read=read))
+    return session.scalars(stmt).first()
+
+
+def get(db, *, type_id, project_id=None, is_admin=True, session=None,
+        for_share=False) -> VolumeTypeRecord:
+    """The live type *type_id* as the caller may see it.
+
+    *for_share* (with the caller's *session*) holds a shared row lock until that transaction
+    ends, so a concurrent `destroy` waits and then sees the volume the caller inserted.
+
+    :raises VolumeTypeNotFound:
+    """
+    stmt = sa.select(VolumeType).where(VolumeType.id == type_id, _live())
+    stmt = _visible(stmt, project_id=project_id, is_admin=is_admin)
+    if for_share:
+        stmt = stmt.with_for_update(read=True)
+    with db.reader(session) as s:
+        row = s.scalars(stmt).first()
+        if row is None:
+            raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+        return _records(s, [row])[0]
+
+
+def get_by_name(db, *, name, project_id=None, is_admin=True, session=None) -> VolumeTypeRecord:
+    """:raises VolumeTypeNotFoundByName:"""
+    stmt = sa.select(VolumeType).where(VolumeType.name == name, _live())
+    stmt = _visible(stmt, project_id=project_id, is_admin=is_admin).order_by(VolumeType.created_at)
+    with db.reader(session) as s:
+        row = s.scalars(stmt).first()
+        if row is None:
+            raise exception.VolumeTypeNotFoundByName(volume_type_name=name)
+        return _records(s, [row])[0]
+
+
+def get_by_name_or_id(db, *, ctx_project_id, is_admin, name_or_id,
+                      session=None) -> VolumeTypeRecord:
+    """A type by id, or by name (a name may itself look like a UUID), as Cinder resolves it.
+
+    :raises VolumeTypeNotFound: (VolumeTypeNotFoundByName for a non-UUID name)
+    """
+    scope = {'project_id': ctx_project_id, 'is_admin': is_admin, 'session': session}
+    if not uuidutils.is_uuid_like(name_or_id):
+        return get_by_name(db, name=name_or_id, **scope)
+    try:
+        return get(db, type_id=name_or_id, **scope)
+    except exception.VolumeTypeNotFound:
+        try:
+            return get_by_name(db, name=name_or_id, **scope)
+        except exception.VolumeTypeNotFoundByName:
+            raise exception.VolumeTypeNotFound(volume_type_id=name_or_id) from None
+
+
+def get_extra_specs(db, *, type_id, session=None) -> dict:
+    """key -> value of the type's live extra specs (empty for an unknown type)."""
+    with db.reader(session) as s:
+        return _specs_of(s, [type_id])[type_id]
+
+
+def get_default_for_project(db, *, project_id, conf_default_name,
+                            session=None) -> VolumeTypeRecord:
+    """The type a volume gets when none is asked for: the project's default (3.62), else the
+    `default_volume_type` option (`__DEFAULT__` unless an operator changed it).
+
+    :raises VolumeTypeDefaultMisconfiguredError: the option names no live type.
+    """
+    with db.reader(session) as s:
+        type_id = s.scalar(sa.select(DefaultVolumeType.volume_type_id).where(
+            DefaultVolumeType.project_id == project_id, DefaultVolumeType.deleted.is_(False)))
+        if type_id is not None:
+            try:
+                return get(db, type_id=type_id, session=s)
+            except exception.VolumeTypeNotFound:
+                LOG.warning('Default type %s of project %s is gone', type_id, project_id)
+        try:
+            return get_by_name(db, name=conf_default_name, session=s)
+        except exception.VolumeTypeNotFoundByName:
+            LOG.error('Default volume type is not found. Please check default_volume_type '
+                      'config: %s', conf_default_name)
+            raise exception.VolumeTypeDefaultMisconfiguredError(
+                volume_type_name=conf_default_name) from None
+
+
+def _filter_specs(stmt, extra_specs: dict):
+    """Every spec must match; `RESKEY:availability_zones` matches a substring, as Cinder."""
+    for key, value in extra_specs.items():
+        match = (VolumeTypeExtraSpecs.value.like(f'%{value}%')
+                 if key == 'RESKEY:availability_zones'
+                 else VolumeTypeExtraSpecs.value == value)
+        stmt = stmt.where(sa.exists().where(
+            VolumeTypeExtraSpecs.volume_type_id == VolumeType.id,
+            VolumeTypeExtraSpecs.key == key, match, VolumeTypeExtraSpecs.deleted.is_(False)))
+    return stmt
+
+
+def _filter_public(stmt, *, is_public, project_id):
+    if is_public is None:
+        return stmt
+    wanted = VolumeType.is_public.is_(bool(is_public))
+    if is_public and project_id is not None:
+        # NOTE(is_public): "public" listings also show the caller's shared private types.
+        wanted = sa.or_(wanted, sa.exists().where(
+            VolumeTypeProjects.volume_type_id == VolumeType.id,
+            VolumeTypeProjects.project_id == project_id, VolumeTypeProjects.deleted == 0))
+    return stmt.where(wanted)
+
+
+_FILTER_COLUMNS = {'id': VolumeType.id, 'name': VolumeType.name,
+                   'description': VolumeType.description, 'qos_specs_id': VolumeType.qos_specs_id}
+
+
+def get_all(db, *, project_id, is_public=True, extra_specs=None,
+            filters=None) -> list[VolumeTypeRecord]:
+    """Live types for a listing, newest first (Cinder's default `created_at:desc`).
+
+    *filters* are admin column filters; a key that is no column matches nothing, as Cinder.
+    """
+    stmt = _filter_public(sa.select(VolumeType).where(_live()), is_public=is_public,
+                          project_id=project_id)
+    stmt = _filter_specs(stmt, extra_specs or {})
+    for key, value in (filters or {}).items():
+        if key not in _FILTER_COLUMNS:
+            return []
+        stmt = stmt.where(_FILTER_COLUMNS[key] == value)
+    stmt = stmt.order_by(VolumeType.created_at.desc(), VolumeType.id.desc())
+    with db.reader() as s:
+        return _records(s, list(s.scalars(stmt)))
+
+
+def _retryable(err: sa.exc.DBAPIError) -> bool:
+    """A serialization failure or deadlock: the transaction may simply run again."""
+    orig = err.orig
+    if getattr(orig, 'pgcode', None) in ('40001', '40P01'):
+        return True
+    args = getattr(orig, 'args', ())
+    # NOTE(mysql): 1213 deadlock, 1205 lock wait timeout, 1020 MariaDB snapshot conflict.
+    if args and args[0] in (1020, 1205, 1213):
+        return True
+    return 'database is locked' in str(orig)
+
+
+def _serializable(db, work):
+    """Run *work(session)* in a SERIALIZABLE transaction, again while it loses a race."""
+    for attempt in range(_SERIALIZABLE_ATTEMPTS):
+        try:
+            with db.writer() as session:
+                session.connection(execution_options={'isolation_level': 'SERIALIZABLE'})
+                return work(session)
+        except sa.exc.DBAPIError as err:
+            if attempt + 1 == _SERIALIZABLE_ATTEMPTS or not _retryable(err):
+                raise
+            LOG.debug('Retrying a volume type change that lost a race: %s', err)
+
+
+def _name_taken(session, name, *, other_than=None) -> bool:
+    stmt = sa.select(VolumeType.id).where(VolumeType.name == name, _live())
+    if other_than is not None:
+        stmt = stmt.where(VolumeType.id != other_than)
+    return session.scalar(stmt.limit(1)) is not None
+
+
+def create(db, *, name, description=None, is_public=True, extra_specs=None, projects=(),
+           type_id=None) -> VolumeTypeRecord:
+    """Insert a type with its extra specs and project access.
+
+    :raises VolumeTypeExists: a live type has this name or id (a concurrent create of the
+        same name included: exactly one of them wins).
+    """
+    type_id = type_id or str(uuid.uuid4())
+
+    def work(session):
+        if _name_taken(session, name):
+            raise exception.VolumeTypeExists(id=name)
+        if session.get(VolumeType, type_id) is not None:
+            raise exception.VolumeTypeExists(id=type_id)
+        session.add(VolumeType(id=type_id, name=name, description=description,
+                               is_public=is_public))
+        session.flush()
+        session.add_all(VolumeTypeExtraSpecs(volume_type_id=type_id, key=key, value=value)
+                        for key, value in (extra_specs or {}).items())
+        session.add_all(VolumeTypeProjects(volume_type_id=type_id, project_id=project)
+                        for project in projects)
+        session.flush()
+        return get(db, type_id=type_id, session=session)
+
+    return _serializable(db, work)
+
+
+def update(db, *, type_id, name=None, description=None, is_public=None) -> VolumeTypeRecord:
+    """Change what is given (None = keep); returns the updated type.
+
+    :raises VolumeTypeNotFound, VolumeTypeExists: (another live type has *name*)
+    """
+    values = {key: value for key, value in
+              (('name', name), ('description', description), ('is_public', is_public))
+              if value is not None}
+
+    def work(session):
+        if name is not None and _name_taken(session, name, other_than=type_id):
+            raise exception.VolumeTypeExists(id=name)
+        count = conditional.update(session, VolumeType, values=dict(values, updated_at=utcnow()),
+                                   where=[VolumeType.id == type_id, _live()])
+        if not count:
+            raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+        return get(db, type_id=type_id, session=session)
+
+    return _serializable(db, work)
+
+
+def _check_deletable(db, session, row, *, conf_default_name):
+    """Cinder's order: project defaults, the configured default, the last type, volumes."""
+    if session.scalar(sa.select(DefaultVolumeType.project_id).where(
+            DefaultVolumeType.volume_type_id == row.id,
+            DefaultVolumeType.deleted.is_(False)).limit(1)) is not None:
+        raise exception.VolumeTypeDefaultDeletionError(volume_type_id=row.id)
+    default_id = session.scalar(sa.select(VolumeType.id).where(
+        VolumeType.name == conf_default_name, _live()).limit(1))
+    if default_id is None:
+        raise exception.VolumeTypeDefaultMisconfiguredError(volume_type_name=conf_default_name)
+    if default_id == row.id:
+        raise exception.VolumeTypeDefaultDeletionError(volume_type_id=row.id)
+    if session.scalar(sa.select(sa.func.count()).select_from(VolumeType).where(_live())) <= 1:
+        raise exception.VolumeTypeDeletionError(volume_type_id=row.id)
+    if has_volumes(db, type_id=row.id, session=session):
+        raise exception.VolumeTypeInUse(volume_type_id=row.id)
+
+
+def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
+    """Soft-delete a type with its extra specs and access rows; returns what was deleted.
+
+    The row is locked first, so a volume create holding it `for_share` finishes before the
+    in-use check reads the volumes table.
+
+    :raises VolumeTypeNotFound, VolumeTypeInUse, VolumeTypeDeletionError,
+        VolumeTypeDefaultDeletionError, VolumeTypeDefaultMisconfiguredError:
+    """
+    with db.writer() as session:
+        row = _lock_row(session, type_id, read=False)
+        if row is None:
+            raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+        record = _records(session, [row])[0]
+        _check_deletable(db, session, row, conf_default_name=conf_default_name)
+        now = utcnow()
+        conditional.update(session, VolumeType,
+                           values={'deleted': True, 'deleted_at': now,
+                                   'updated_at': VolumeType.updated_at},
+                           where=[VolumeType.id == type_id])
+        conditional.update(session, VolumeTypeExtraSpecs,
+                           values={'deleted': True, 'deleted_at': now},
+                           where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
+                                  VolumeTypeExtraSpecs.deleted.is_(False)])
+        conditional.update(session, VolumeTypeProjects,
+                           values={'deleted': VolumeTypeProjects.id, 'deleted_at': now},
+                           where=[VolumeTypeProjects.volume_type_id == type_id,
+                                  VolumeTypeProjects.deleted == 0])
+    LOG.info('Volume type %s deleted', type_id)
+    return record
+
+
+def has_volumes(db, *, type_id, session=None) -> bool:
+    """True while a live volume has this type (extra specs are then frozen, as Cinder)."""
+    stmt = sa.select(Volume.id).where(Volume.volume_type_id == type_id,
+                                      Volume.deleted.is_(False)).limit(1)
+    with db.reader(session) as s:
+        return s.scalar(stmt) is not None
+
+
+def update_extra_specs(db, *, type_id, specs: dict) -> None:
+    """Create or overwrite the given keys (Cinder's update_or_create).
+
+    The type row is locked first, so concurrent writers of one type's specs queue up and
+    never insert the same key twice.
+
+    :raises VolumeTypeNotFound:
+    """
+    with db.writer() as session:
+        if _lock_row(session, type_id, read=False) is None:
+            raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+        now = utcnow()
+        for key, value in specs.items():
+            if not conditional.update(
+                    session, VolumeTypeExtraSpecs, values={'value': value, 'updated_at': now},
+                    where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
+                           VolumeTypeExtraSpecs.key == key,
+                           VolumeTypeExtraSpecs.deleted.is_(False)]):
+                session.add(VolumeTypeExtraSpecs(volume_type_id=type_id, key=key, value=value))
+
+
+def delete_extra_spec(db, *, type_id, key) -> None:
+    """:raises VolumeTypeExtraSpecsNotFound:"""
+    with db.writer() as session:
+        count = conditional.update(
+            session, VolumeTypeExtraSpecs, values={'deleted': True, 'deleted_at': utcnow()},
+            where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
+                   VolumeTypeExtraSpecs.key == key, VolumeTypeExtraSpecs.deleted.is_(False)])
+        if not count:
+            raise exception.VolumeTypeExtraSpecsNotFound(volume_type_id=type_id,
+                                                         extra_specs_key=key)
