@@ -2,9 +2,9 @@
 
 import itertools
 
-from cinderlike.policies import base, services
+from cinderlike.policies import base, services, types
 
 
 def list_rules():
     """Every default rule, for the enforcer and oslopolicy-sample-generator."""
-    return list(itertools.chain(base.list_rules(), services.list_rules()))
+    return list(itertools.chain(base.list_rules(), services.list_rules(), types.list_rules()))
