@@ -63,6 +63,17 @@ class Service(oslo_service.ServiceBase):
         LOG.info('Starting %s service on %s', self.binary, self.host)
         self._stop.clear()
         self._stopped.clear()
+        try:
+            self._start()
+        except Exception:
+            # NOTE(start): undo what started, so wait() returns and the launcher sees the
+            # failure (a forked worker exits and its parent starts a new one).
+            LOG.exception('Could not start %s service on %s', self.binary, self.host)
+            self.stop()
+            raise
+        LOG.info('Started %s service on %s', self.binary, self.host)
+
+    def _start(self):
         if self._coordination:
             self.coordinator = coordination.Coordinator(
                 self.conf, member_id=f'{self.binary}-{self.host}')
@@ -82,7 +93,6 @@ class Service(oslo_service.ServiceBase):
         self.manager.init_host_with_rpc(context_mod.get_admin_context())
         self._spawn(self.heartbeat_loop, self._stop.wait)
         self._spawn(self.periodic_runner().loop, self._stop.wait)
-        LOG.info('Started %s service on %s', self.binary, self.host)
 
     def _register(self):
         row = services_db.register(

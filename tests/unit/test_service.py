@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from cinderlike import context, service
+from cinderlike import context, exception, service
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import services as services_db
 from cinderlike.drivers.volume import fake
@@ -173,3 +173,13 @@ def test_reset_applies_log_levels_from_the_config(conf, db):
     finally:
         root.setLevel(saved[0])
         logging.getLogger('amqp').setLevel(saved[1])
+
+
+def test_a_failed_start_raises_and_releases_wait(conf, db):
+    _backend(conf, 'nodriver')
+    svc = service.Service(conf, host='node1@nodriver', manager_cls=volume_manager.VolumeManager,
+                          manager_kwargs={'backend': 'nodriver'}, db=db)
+    with pytest.raises(exception.VolumeDriverNotFound):
+        svc.start()
+    svc.wait()  # returns: nothing is left running
+    assert services_db.get_all(db) == []

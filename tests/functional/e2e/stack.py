@@ -89,9 +89,11 @@ class Stack:
         self.service_down_time = service_down_time
         self.config_path = workdir / 'cinderlike.conf'
         self.daemons: dict[str, Daemon] = {}
-        self._write_config(transport_url)
+        self._sections = self._default_sections(transport_url)
+        (workdir / 'state').mkdir(exist_ok=True)
+        self._write_config()
 
-    def _write_config(self, transport_url):
+    def _default_sections(self, transport_url):
         sections = {
             'DEFAULT': {
                 'host': self.host,
@@ -115,13 +117,20 @@ class Stack:
         for backend in self.backends:
             sections[backend] = {'volume_driver': 'fake', 'volume_backend_name': backend,
                                  'backend_stats_polling_interval': 3}
+        return sections
+
+    def _write_config(self):
         lines = []
-        for name, options in sections.items():
+        for name, options in self._sections.items():
             lines.append(f'[{name}]')
             lines += [f'{key} = {value}' for key, value in options.items()]
             lines.append('')
-        (self.workdir / 'state').mkdir(exist_ok=True)
         self.config_path.write_text('\n'.join(lines))
+
+    def update_config(self, section='DEFAULT', **options):
+        """Change options in the config file (then SIGHUP a daemon to apply them)."""
+        self._sections.setdefault(section, {}).update(options)
+        self._write_config()
 
     def run(self, script, *args) -> subprocess.CompletedProcess:
         """Run a one-shot command (cinderlike-manage ...) against this stack's config."""

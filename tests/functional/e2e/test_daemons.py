@@ -1,7 +1,8 @@
 """The four daemons as separate processes on RabbitMQ and PostgreSQL, then MariaDB.
 
 Services come up under Cinder's binary names, a killed backend worker is restarted by its
-parent, a killed volume daemon shows down after service_down_time, SIGTERM stops cleanly.
+parent, a killed volume daemon shows down after service_down_time, SIGHUP applies a changed
+log level, SIGTERM stops cleanly.
 """
 
 import os
@@ -74,6 +75,8 @@ def test_services_up_worker_restarted_and_sigterm_is_clean(stack):
              what=f'the new worker {new_pid} to heartbeat')
     assert stack.services()[('cinder-volume', victim)]['state'] == 'up'
 
+    _sighup_applies_debug(stack, stack.daemons['scheduler'])
+
     for name in ('volume', 'scheduler', 'backup', 'api'):
         daemon = stack.daemons[name]
         assert daemon.stop() == 0, daemon.log()[-3000:]
@@ -83,6 +86,18 @@ def test_services_up_worker_restarted_and_sigterm_is_clean(stack):
     assert f'Stopped cinder-scheduler service on {stack.host}' in stack.daemons[
         'scheduler'].log()
     assert f'Stopped cinder-backup service on {stack.host}' in stack.daemons['backup'].log()
+
+
+def _sighup_applies_debug(stack, daemon):
+    """SIGHUP: the parent re-reads the file and the new worker logs at the new level."""
+    assert ' DEBUG ' not in daemon.log()
+    stack.update_config(debug=True)
+    daemon.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: ' DEBUG cinderlike.' in daemon.log(), timeout=60,
+             what='DEBUG logging after SIGHUP')
+    assert daemon.proc.poll() is None
+    wait_for(lambda: stack.services()[('cinder-scheduler', stack.host)]['state'] == 'up',
+             timeout=30, what='the scheduler to be up after SIGHUP')
 
 
 def _group_alive(pgid) -> bool:
