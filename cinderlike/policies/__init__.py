@@ -2,9 +2,10 @@
 
 import itertools
 
-from cinderlike.policies import base, services, types
+from cinderlike.policies import base, services, types, volumes
 
 
 def list_rules():
     """Every default rule, for the enforcer and oslopolicy-sample-generator."""
-    return list(itertools.chain(base.list_rules(), services.list_rules(), types.list_rules()))
+    return list(itertools.chain(base.list_rules(), services.list_rules(), types.list_rules(),
+                                volumes.list_rules()))

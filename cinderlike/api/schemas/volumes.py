@@ -1,0 +1,81 @@
+"""cinderlike-api: request bodies of /volumes, their metadata and the os-* volume actions.
+
+Cinder's shapes: up to 3.52 unknown properties of `volume` pass through; from 3.53 they are
+refused. Sizes may be integers or digit strings, as python-cinderclient sends either.
+"""
+
+import copy
+
+DB_MAX_INT = 0x7FFFFFFF
+
+_name = {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 255}
+_uuid = {'type': ['string', 'null'], 'format': 'uuid'}
+_metadata_key = '^[a-zA-Z0-9-_:. /]{1,255}$'
+metadata = {
+    'type': 'object',
+    'patternProperties': {_metadata_key: {'type': 'string', 'maxLength': 255}},
+    'additionalProperties': False,
+}
+_metadata_allows_null = dict(metadata, type=['object', 'null'])
+_size = {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 1,
+         'maximum': DB_MAX_INT}
+_size_allows_null = dict(_size, type=['integer', 'string', 'null'])
+_TRUE = [True, 'True', 'TRUE', 'true', '1', 'ON', 'On', 'on', 'YES', 'Yes', 'yes', 'y', 't']
+_FALSE = [False, 'False', 'FALSE', 'false', '0', 'OFF', 'Off', 'off', 'NO', 'No', 'no', 'n', 'f']
+boolean = {'type': ['boolean', 'string'], 'enum': _TRUE + _FALSE}
+
+
+def _body(key: str, inner: dict) -> dict:
+    return {'type': 'object', 'properties': {key: inner}, 'required': [key],
+            'additionalProperties': False}
+
+
+create = _body('volume', {
+    'type': 'object',
+    'properties': {
+        'name': _name, 'description': _name, 'display_name': _name,
+        'display_description': _name, 'volume_type': _name,
+        'metadata': _metadata_allows_null, 'snapshot_id': _uuid, 'source_volid': _uuid,
+        'consistencygroup_id': _uuid, 'group_id': _uuid, 'backup_id': _uuid,
+        'size': _size_allows_null,
+        'availability_zone': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255},
+        'multiattach': {'type': ['boolean', 'string', 'null'], 'enum': _TRUE + _FALSE + [None]},
+        'image_id': _name, 'imageRef': _name,
+    },
+    'additionalProperties': True,
+})
+create['properties']['OS-SCH-HNT:scheduler_hints'] = {'type': ['object', 'null']}
+create_v3_53 = copy.deepcopy(create)
+create_v3_53['properties']['volume']['additionalProperties'] = False
+
+update = _body('volume', {
+    'type': 'object',
+    'properties': {'name': _name, 'description': _name, 'display_name': _name,
+                   'display_description': _name, 'metadata': metadata},
+    'additionalProperties': False,
+})
+
+metadata_create = _body('metadata', metadata)
+metadata_update_item = _body('meta', metadata)
+
+extend = _body('os-extend', {'type': 'object', 'properties': {'new_size': _size},
+                             'required': ['new_size'], 'additionalProperties': False})
+set_bootable = _body('os-set_bootable', {
+    'type': 'object', 'properties': {'bootable': boolean}, 'required': ['bootable'],
+    'additionalProperties': False})
+update_readonly_flag = _body('os-update_readonly_flag', {
+    'type': 'object', 'properties': {'readonly': boolean}, 'required': ['readonly'],
+    'additionalProperties': False})
+force_delete = _body('os-force_delete', {})
+reset_status = _body('os-reset_status', {
+    'type': 'object',
+    'properties': {'status': {'type': ['string', 'null']},
+                   'attach_status': {'type': ['string', 'null']},
+                   'migration_status': {'type': ['string', 'null']}},
+    'additionalProperties': False,
+})
+
+
+def is_true(value) -> bool:
+    """A value the `boolean` schema accepted, as a bool."""
+    return value in _TRUE
