@@ -8,7 +8,7 @@ import uuid
 from cinderlike import rpc
 from cinderlike.db.models import utcnow
 
-RPC_API_VERSION = '1.0'
+RPC_API_VERSION = '1.1'
 
 
 class SchedulerAPI:
@@ -19,6 +19,7 @@ class SchedulerAPI:
         1.0 - update_service_capabilities (fanout; carries the report's gathered-at
               timestamp, sequence number and reporter incarnation so schedulers keep the
               newest report per backend)
+        1.1 - create_volume, extend_volume (volume id, JSON-safe request_spec)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -33,6 +34,18 @@ class SchedulerAPI:
         cctxt.cast(ctxt, 'update_service_capabilities', service_name=service_name, host=host,
                    capabilities=capabilities, cluster_name=cluster_name, timestamp=timestamp,
                    sequence=sequence, incarnation=incarnation)
+
+    def create_volume(self, ctxt, *, volume_id, request_spec, filter_properties):
+        """Place the new volume `creating` on a backend and hand it to that backend."""
+        cctxt = self.client.prepare(version='1.1')
+        cctxt.cast(ctxt, 'create_volume', volume_id=volume_id, request_spec=request_spec,
+                   filter_properties=filter_properties)
+
+    def extend_volume(self, ctxt, *, volume_id, new_size, reservations, request_spec):
+        """Check the volume's own backend still fits *new_size*, then cast the extend."""
+        cctxt = self.client.prepare(version='1.1')
+        cctxt.cast(ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
+                   reservations=reservations, request_spec=request_spec)
 
 
 class CapabilityPublisher:

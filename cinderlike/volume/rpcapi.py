@@ -7,7 +7,7 @@ fanout on `cinder-volume`.
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.0'
+RPC_API_VERSION = '1.1'
 
 
 class VolumeAPI:
@@ -16,6 +16,7 @@ class VolumeAPI:
     API version history:
 
         1.0 - publish_service_capabilities (fanout)
+        1.1 - delete_volume
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -37,3 +38,8 @@ class VolumeAPI:
     def publish_service_capabilities(self, ctxt):
         """Every volume service reports its capabilities to the schedulers now."""
         self._get_cctxt(fanout=True).cast(ctxt, 'publish_service_capabilities')
+
+    def delete_volume(self, ctxt, *, volume_id, host, cluster_name=None, cascade=False):
+        """Delete a volume already `deleting` from its backend (or any member of its cluster)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.1').cast(
+            ctxt, 'delete_volume', volume_id=volume_id, cascade=cascade)
