@@ -10,6 +10,7 @@ import datetime
 import uuid
 
 import sqlalchemy as sa
+from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike import exception
@@ -18,6 +19,9 @@ from cinderlike.db.models import QuotaUsage, Reservation, utcnow
 # Cinder refuses usage past a signed 32-bit column.
 MAX_INT = 0x7FFFFFFF
 EXPIRE_BATCH = 500
+DEADLOCK_RETRIES = 10
+
+LOG = logging.getLogger(__name__)
 
 
 def _write_lock(s) -> None:
@@ -26,6 +30,31 @@ def _write_lock(s) -> None:
     # so the reads below see what the last writer committed and no one writes meanwhile.
     if s.bind.dialect.name == 'sqlite':
         s.execute(sa.update(QuotaUsage).where(sa.false()).values(reserved=QuotaUsage.reserved))
+
+
+def _is_deadlock(error: sa.exc.DBAPIError) -> bool:
+    orig = error.orig
+    code = getattr(orig, 'pgcode', None) or (orig.args[0] if orig.args else None)
+    return code in ('40P01', 1213)
+
+
+def _in_transaction(db, session, work):
+    """*work(session)* in the caller's transaction, or in its own, retried after a deadlock.
+
+    NOTE(deadlock): two requests creating a project's first usage rows can deadlock on
+    InnoDB's duplicate-key locks; the database aborts one, which simply runs again.
+    """
+    attempt = 1
+    while True:
+        try:
+            with db.writer(session) as s:
+                _write_lock(s)
+                return work(s)
+        except sa.exc.DBAPIError as error:
+            if session is not None or attempt >= DEADLOCK_RETRIES or not _is_deadlock(error):
+                raise
+        attempt += 1
+        LOG.debug('Quota transaction deadlocked; running it again (attempt %d).', attempt)
 
 
 def _insert_if_absent(s, rows: list[dict]) -> None:
@@ -87,8 +116,8 @@ def reserve(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
         nothing is written then.
     """
     resources = sorted(deltas)
-    with db.writer(session) as s:
-        _write_lock(s)
+
+    def work(s):
         usages = _usages_for(s, project_id, resources, count)
         for usage in usages.values():
             _refresh(s, usage, count, until_refresh, max_age)
@@ -107,13 +136,20 @@ def reserve(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
             if delta > 0:
                 usage.reserved += delta
         return uuids
+    return _in_transaction(db, session, work)
 
 
 def _settle(s, reservations: list[Reservation], *, apply: bool) -> int:
     """Take each reservation off `reserved` (and onto `in_use` when *apply*), then delete it."""
-    usage_ids = sorted({r.usage_id for r in reservations})
-    usages = {u.id: u for u in s.scalars(sa.select(QuotaUsage).where(
-        QuotaUsage.id.in_(usage_ids)).order_by(QuotaUsage.id).with_for_update())}
+    # NOTE(lock_order): rows are locked through (project_id, resource), the order reserve()
+    # takes them in; by primary key InnoDB would lock them in another order and deadlock.
+    wanted: dict[str, set[str]] = {}
+    for reservation in reservations:
+        wanted.setdefault(reservation.project_id, set()).add(reservation.resource)
+    usages = {}
+    for project_id in sorted(wanted):
+        for usage in _lock_usages(s, project_id, sorted(wanted[project_id])).values():
+            usages[usage.id] = usage
     now = utcnow()
     for reservation in reservations:
         usage = usages[reservation.usage_id]
@@ -134,18 +170,14 @@ def _lock_reservations(s, where, limit: int | None = None) -> list[Reservation]:
 
 def commit(db, *, reservations: list[str], session=None) -> int:
     """Move reserved amounts into in_use; a reservation already settled is skipped."""
-    with db.writer(session) as s:
-        _write_lock(s)
-        return _settle(s, _lock_reservations(s, [Reservation.uuid.in_(reservations)]),
-                       apply=True)
+    return _in_transaction(db, session, lambda s: _settle(
+        s, _lock_reservations(s, [Reservation.uuid.in_(reservations)]), apply=True))
 
 
 def rollback(db, *, reservations: list[str], session=None) -> int:
     """Give reserved amounts back; a reservation already settled is skipped."""
-    with db.writer(session) as s:
-        _write_lock(s)
-        return _settle(s, _lock_reservations(s, [Reservation.uuid.in_(reservations)]),
-                       apply=False)
+    return _in_transaction(db, session, lambda s: _settle(
+        s, _lock_reservations(s, [Reservation.uuid.in_(reservations)]), apply=False))
 
 
 def expire(db, *, now: datetime.datetime | None = None) -> int:
@@ -153,10 +185,8 @@ def expire(db, *, now: datetime.datetime | None = None) -> int:
     now = now or utcnow()
     total = 0
     while True:
-        with db.writer() as s:
-            _write_lock(s)
-            batch = _lock_reservations(s, [Reservation.expire < now], EXPIRE_BATCH)
-            done = _settle(s, batch, apply=False) if batch else 0
+        done = _in_transaction(db, None, lambda s: _settle(
+            s, _lock_reservations(s, [Reservation.expire < now], EXPIRE_BATCH), apply=False))
         total += done
         if done < EXPIRE_BATCH:
             return total
@@ -164,8 +194,8 @@ def expire(db, *, now: datetime.datetime | None = None) -> int:
 
 def release(db, *, project_id: str, deltas: dict[str, int], session=None) -> None:
     """Apply negative *deltas* to in_use directly (a deletion finished); never below 0."""
-    with db.writer(session) as s:
-        _write_lock(s)
+    def work(s):
         for resource, usage in _lock_usages(s, project_id, sorted(deltas)).items():
             usage.in_use = max(0, usage.in_use + deltas[resource])
+    _in_transaction(db, session, work)
 
