@@ -10,7 +10,7 @@ from cinderlike.db import engine, models
 
 
 @pytest.fixture
-def config_file(tmp_path):
+def audit_args(tmp_path):
     db_url = f'sqlite:///{tmp_path}/cinderlike.sqlite'
     database = engine.Database(db_url)
     models.Base.metadata.create_all(database.engine)
@@ -24,12 +24,14 @@ def config_file(tmp_path):
                     f'[database]\nconnection = {db_url}\n'
                     '[oslo_messaging_notifications]\ndriver = test\n')
     _impl_test.reset()
-    yield str(path)
+    # NOTE(logging): main() sets up oslo.log; a log file keeps its handler off pytest's
+    # captured streams, which are closed once this test ends.
+    yield ['--config-file', str(path), '--log-file', str(tmp_path / 'audit.log')]
     _impl_test.reset()
 
 
-def test_sends_volume_exists_from_the_host_publisher(config_file):
-    code = volume_usage_audit.main(['--config-file', config_file,
+def test_sends_volume_exists_from_the_host_publisher(audit_args):
+    code = volume_usage_audit.main([*audit_args,
                                     '--start_time', '2024-02-01 00:00:00',
                                     '--end_time', '2024-03-01 00:00:00', '--send_actions'])
     assert code == 0
@@ -46,16 +48,16 @@ def test_sends_volume_exists_from_the_host_publisher(config_file):
     assert exists['size'] == 2
 
 
-def test_window_outside_the_volume_life_sends_nothing(config_file):
-    code = volume_usage_audit.main(['--config-file', config_file,
+def test_window_outside_the_volume_life_sends_nothing(audit_args):
+    code = volume_usage_audit.main([*audit_args,
                                     '--start_time', '2024-01-01 00:00:00',
                                     '--end_time', '2024-02-01 00:00:00'])
     assert code == 0
     assert _impl_test.NOTIFICATIONS == []
 
 
-def test_end_before_start_exits_255(config_file, capsys):
-    code = volume_usage_audit.main(['--config-file', config_file,
+def test_end_before_start_exits_255(audit_args, capsys):
+    code = volume_usage_audit.main([*audit_args,
                                     '--start_time', '2024-03-01 00:00:00',
                                     '--end_time', '2024-02-01 00:00:00'])
     assert code == 255
