@@ -19,6 +19,12 @@ OPTS = [
     cfg.StrOpt('default_volume_type', default='__DEFAULT__', required=True,
                help='Volume type of volumes created without one, unless the project has a '
                     'default type of its own (API 3.62).'),
+    cfg.BoolOpt('cloned_volume_same_az', default=True,
+                help='A clone must be created in the availability zone of its source volume.'),
+    cfg.BoolOpt('allow_availability_zone_fallback', default=False,
+                help='A volume asked for in an availability zone no volume service serves is '
+                     'created in default_availability_zone (or storage_availability_zone) '
+                     'instead of being refused.'),
     cfg.IntOpt('osapi_max_request_body_size', default=114688, min=1,
                help='Largest request body in bytes the API accepts.'),
     cfg.StrOpt('public_endpoint',
