@@ -9,7 +9,16 @@ from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
 from cinderlike.api import faults, middleware
-from cinderlike.api.resources import availability_zones, services, versions
+from cinderlike.api.operations import types as type_operations
+from cinderlike.api.resources import (
+    availability_zones,
+    default_types,
+    services,
+    type_access,
+    type_extra_specs,
+    types,
+    versions,
+)
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
 
@@ -50,6 +59,23 @@ def _add_v3_route(app: falcon.App, path: str, resource, **kwargs) -> None:
     app.add_route('/v3/{project_id}' + path, resource, **kwargs)
 
 
+def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """Volume types, their extra specs and access, and per-project default types."""
+    notifiers = type_operations.Notifiers(conf)
+    _add_v3_route(app, '/types', types.Types(conf, db, enforcer, notifiers))
+    _add_v3_route(app, '/types/{type_id}', types.Type(conf, db, enforcer, notifiers))
+    _add_v3_route(app, '/types/{type_id}/action', types.TypeAction(db, enforcer, notifiers))
+    _add_v3_route(app, '/types/{type_id}/extra_specs',
+                  type_extra_specs.TypeExtraSpecs(db, enforcer, notifiers))
+    _add_v3_route(app, '/types/{type_id}/extra_specs/{key}',
+                  type_extra_specs.TypeExtraSpec(db, enforcer, notifiers))
+    _add_v3_route(app, '/types/{type_id}/os-volume-type-access',
+                  type_access.TypeAccess(db, enforcer))
+    _add_v3_route(app, '/default-types', default_types.DefaultTypes(db, enforcer))
+    _add_v3_route(app, '/default-types/{target_project_id}',
+                  default_types.DefaultType(db, enforcer))
+
+
 def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
     """THE route table."""
     version_doc = versions.Versions(conf)
@@ -60,6 +86,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None
     _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
     _add_v3_route(app, '/os-services/{action}', services.ServiceAction(db, enforcer))
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
+    _add_type_routes(app, conf, db, enforcer)
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,

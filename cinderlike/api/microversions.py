@@ -66,6 +66,9 @@ VOLUME_TYPE_ID_IN_VOL_DETAIL = '3.63'
 ENCRYPTION_KEY_ID_IN_DETAILS = '3.64'
 USE_QUOTA = '3.65'
 SHARED_TARGETS_TRISTATE = '3.69'
+# Volume types.
+SUPPORT_VOLUME_TYPE_FILTER = '3.52'
+DEFAULT_TYPE_OVERRIDES = '3.62'
 
 # Cinder's history, oldest first: what each version added.
 VERSIONS = [

@@ -13,9 +13,13 @@ from oslo_log import log as logging
 from oslo_utils import uuidutils
 
 from cinderlike import exception
-from cinderlike.db import conditional
+from cinderlike.db import conditional, listing
+from cinderlike.db import quotas as db_quotas
 from cinderlike.db.models import (
     DefaultVolumeType,
+    Quota,
+    QuotaClass,
+    QuotaUsage,
     Volume,
     VolumeType,
     VolumeTypeExtraSpecs,
@@ -82,7 +86,8 @@ def _records(session, rows) -> list[VolumeTypeRecord]:
                              extra_specs=specs[row.id]) for row in rows]
 
 
-def _lock_row(session, type_id, *, read: bool) -> VolumeType | None:
+def lock_row(session, *, type_id, read: bool = False) -> VolumeType | None:
+    """SELECT ... FOR UPDATE (FOR SHARE when *read*) of the live type row, in *session*."""
     stmt = (sa.select(VolumeType).where(VolumeType.id == type_id, _live())
             .with_for_update(read=read))
     return session.scalars(stmt).first()
@@ -208,7 +213,7 @@ def get_all(db, *, project_id, is_public=True, extra_specs=None,
         if key not in _FILTER_COLUMNS:
             return []
         stmt = stmt.where(_FILTER_COLUMNS[key] == value)
-    stmt = stmt.order_by(VolumeType.created_at.desc(), VolumeType.id.desc())
+    stmt = listing.order_by(stmt, listing.sort_params(VolumeType, None))
     with db.reader() as s:
         return _records(s, list(s.scalars(stmt)))
 
@@ -272,6 +277,15 @@ def create(db, *, name, description=None, is_public=True, extra_specs=None, proj
     return _serializable(db, work)
 
 
+def _rename_quota_resources(session, old_name, new_name) -> None:
+    """Per-type quota rows follow the type's new name (Cinder's update_quota_resource)."""
+    for base in db_quotas.TYPE_RESOURCES:
+        for model in (Quota, QuotaClass, QuotaUsage):
+            conditional.update(session, model, values={'resource': f'{base}_{new_name}'},
+                               where=[model.resource == f'{base}_{old_name}',
+                                      model.deleted.is_(False)])
+
+
 def update(db, *, type_id, name=None, description=None, is_public=None) -> VolumeTypeRecord:
     """Change what is given (None = keep); returns the updated type.
 
@@ -284,10 +298,14 @@ def update(db, *, type_id, name=None, description=None, is_public=None) -> Volum
     def work(session):
         if name is not None and _name_taken(session, name, other_than=type_id):
             raise exception.VolumeTypeExists(id=name)
+        old_name = session.scalar(sa.select(VolumeType.name).where(VolumeType.id == type_id,
+                                                                   _live()))
         count = conditional.update(session, VolumeType, values=dict(values, updated_at=utcnow()),
                                    where=[VolumeType.id == type_id, _live()])
         if not count:
             raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+        if name and old_name != name:
+            _rename_quota_resources(session, old_name, name)
         return get(db, type_id=type_id, session=session)
 
     return _serializable(db, work)
@@ -321,7 +339,7 @@ def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
         VolumeTypeDefaultDeletionError, VolumeTypeDefaultMisconfiguredError:
     """
     with db.writer() as session:
-        row = _lock_row(session, type_id, read=False)
+        row = lock_row(session, type_id=type_id)
         if row is None:
             raise exception.VolumeTypeNotFound(volume_type_id=type_id)
         record = _records(session, [row])[0]
@@ -350,35 +368,3 @@ def has_volumes(db, *, type_id, session=None) -> bool:
     with db.reader(session) as s:
         return s.scalar(stmt) is not None
 
-
-def update_extra_specs(db, *, type_id, specs: dict) -> None:
-    """Create or overwrite the given keys (Cinder's update_or_create).
-
-    The type row is locked first, so concurrent writers of one type's specs queue up and
-    never insert the same key twice.
-
-    :raises VolumeTypeNotFound:
-    """
-    with db.writer() as session:
-        if _lock_row(session, type_id, read=False) is None:
-            raise exception.VolumeTypeNotFound(volume_type_id=type_id)
-        now = utcnow()
-        for key, value in specs.items():
-            if not conditional.update(
-                    session, VolumeTypeExtraSpecs, values={'value': value, 'updated_at': now},
-                    where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
-                           VolumeTypeExtraSpecs.key == key,
-                           VolumeTypeExtraSpecs.deleted.is_(False)]):
-                session.add(VolumeTypeExtraSpecs(volume_type_id=type_id, key=key, value=value))
-
-
-def delete_extra_spec(db, *, type_id, key) -> None:
-    """:raises VolumeTypeExtraSpecsNotFound:"""
-    with db.writer() as session:
-        count = conditional.update(
-            session, VolumeTypeExtraSpecs, values={'deleted': True, 'deleted_at': utcnow()},
-            where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
-                   VolumeTypeExtraSpecs.key == key, VolumeTypeExtraSpecs.deleted.is_(False)])
-        if not count:
-            raise exception.VolumeTypeExtraSpecsNotFound(volume_type_id=type_id,
-                                                         extra_specs_key=key)
