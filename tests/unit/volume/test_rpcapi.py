@@ -47,11 +47,15 @@ def stack():
     volume_conf.register_backend(conf, 'lvm')
     conf.set_override('volume_driver', 'fake', group='lvm')
     db = daemons.make_db()
-    svcs = {h: service.Service(conf, host=h, manager_cls=CountingVolumeManager,
-                               manager_kwargs={'backend': 'lvm'}, db=db, shared_transport=True)
-            for h in ('n1@lvm', 'n2@lvm')}
-    svcs['s1'] = service.Service(conf, host='s1', manager_cls=scheduler_manager.SchedulerManager,
-                                 db=db, shared_transport=True)
+    # NOTE(order): the scheduler first, so its start-up request for reports (a fanout cast
+    # while no volume service listens yet) adds nothing to the counts below.
+    svcs = {'s1': service.Service(conf, host='s1',
+                                  manager_cls=scheduler_manager.SchedulerManager, db=db,
+                                  shared_transport=True)}
+    for host in ('n1@lvm', 'n2@lvm'):
+        svcs[host] = service.Service(conf, host=host, manager_cls=CountingVolumeManager,
+                                     manager_kwargs={'backend': 'lvm'}, db=db,
+                                     shared_transport=True)
     for svc in svcs.values():
         svc.start()
     yield conf, {h: s.manager for h, s in svcs.items()}
