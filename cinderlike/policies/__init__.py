@@ -2,10 +2,21 @@
 
 import itertools
 
-from cinderlike.policies import base, services, types, volumes
+from cinderlike.policies import (
+    base,
+    limits,
+    messages,
+    quota_class_sets,
+    quota_sets,
+    services,
+    types,
+    volumes,
+)
 
 
 def list_rules():
     """Every default rule, for the enforcer and oslopolicy-sample-generator."""
     return list(itertools.chain(base.list_rules(), services.list_rules(), types.list_rules(),
-                                volumes.list_rules()))
+                                volumes.list_rules(), quota_sets.list_rules(),
+                                quota_class_sets.list_rules(), limits.list_rules(),
+                                messages.list_rules()))
