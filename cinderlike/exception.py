@@ -56,6 +56,11 @@ class ValidationError(Invalid):
     msg_fmt = '%(detail)s'
 
 
+class InvalidParameterValue(Invalid):
+    """A query parameter has a value of the wrong kind."""
+    msg_fmt = '%(err)s'
+
+
 class InvalidQuotaValue(Invalid):
     """A quota change would take usage below zero."""
     msg_fmt = ('Change would make usage less than 0 for the following resources: '
