@@ -4,6 +4,8 @@ WSGI filters outside falcon (request id, keystonemiddleware's auth_token) wrap t
 core the way Cinder's paste pipeline does; everything else is falcon middleware.
 """
 
+import functools
+
 import falcon
 from keystonemiddleware import auth_token
 from oslo_middleware import request_id
@@ -18,9 +20,13 @@ from cinderlike.api.resources import (
     type_extra_specs,
     types,
     versions,
+    volume_metadata,
+    volumes,
 )
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
+from cinderlike.scheduler import rpcapi as scheduler_rpcapi
+from cinderlike.volume import rpcapi as volume_rpcapi
 
 
 class VolumeApp(falcon.App):
@@ -53,6 +59,21 @@ def _v3_only(filtered):
     return wrap
 
 
+class RPCClients:
+    """The RPC clients resources cast through, each built on first use."""
+
+    def __init__(self, conf):
+        self._conf = conf
+
+    @functools.cached_property
+    def scheduler(self) -> scheduler_rpcapi.SchedulerAPI:
+        return scheduler_rpcapi.SchedulerAPI(self._conf)
+
+    @functools.cached_property
+    def volume(self) -> volume_rpcapi.VolumeAPI:
+        return volume_rpcapi.VolumeAPI(self._conf)
+
+
 def _add_v3_route(app: falcon.App, path: str, resource, **kwargs) -> None:
     """Serve *path* under /v3 both with and without a /{project_id} prefix, as Cinder."""
     app.add_route('/v3' + path, resource, **kwargs)
@@ -76,7 +97,22 @@ def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) ->
                   default_types.DefaultType(db, enforcer))
 
 
-def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Volumes, their metadata and the os-* volume actions."""
+    collection = volumes.Volumes(conf, db, enforcer, rpc)
+    _add_v3_route(app, '/volumes', collection)
+    _add_v3_route(app, '/volumes/detail', collection, suffix='detail')
+    _add_v3_route(app, '/volumes/summary', collection, suffix='summary')
+    _add_v3_route(app, '/volumes/{volume_id}', volumes.Volume(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/volumes/{volume_id}/action',
+                  volumes.VolumeActions(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/volumes/{volume_id}/metadata',
+                  volume_metadata.VolumeMetadata(db, enforcer))
+    _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',
+                  volume_metadata.VolumeMetadataItem(db, enforcer))
+
+
+def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
     """THE route table."""
     version_doc = versions.Versions(conf)
     app.add_route('/', version_doc)
@@ -87,15 +123,17 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None
     _add_v3_route(app, '/os-services/{action}', services.ServiceAction(db, enforcer))
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
     _add_type_routes(app, conf, db, enforcer)
+    _add_volume_routes(app, conf, db, enforcer, rpc)
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,
                use_auth_token: bool = True) -> falcon.App:
     """The volume API for *conf*.
 
-    *db* defaults to `[database] connection`; *rpc* is reserved for the RPC clients that
-    later resources cast through. *use_auth_token=False* (tests only) trusts the identity
-    headers auth_token would set, so the keystone header→context path runs without Keystone.
+    *db* defaults to `[database] connection`; *rpc* holds the `scheduler` and `volume`
+    rpcapi clients resources cast through (built from *conf* when not given).
+    *use_auth_token=False* (tests only) trusts the identity headers auth_token would set,
+    so the keystone header→context path runs without Keystone.
     """
     db = db or Database.from_conf(conf)
     identity = (middleware.NoAuth() if conf.auth_strategy == 'noauth'
@@ -111,7 +149,7 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     # so it is replaced explicitly: 404/405 bodies are Cinder faults too.
     app.add_error_handler(Exception, faults.handle)
     app.add_error_handler(falcon.HTTPError, faults.handle)
-    _add_routes(app, conf, db, Enforcer(conf))
+    _add_routes(app, conf, db, Enforcer(conf), rpc or RPCClients(conf))
     if conf.auth_strategy == 'keystone' and use_auth_token:
         app.wrap(_v3_only(
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))

@@ -1,0 +1,189 @@
+"""cinderlike-api: the create-volume flow — validate the request, reserve quota, insert the
+row `creating` (quota committed in the same transaction), cast to the scheduler.
+
+A taskflow linear flow, as Cinder's api/flows/create_volume.py: a failing task reverts the
+ones before it, so a refused request writes nothing and holds no quota.
+"""
+
+import dataclasses
+
+from oslo_log import log as logging
+from oslo_utils import strutils
+from taskflow import engines, task
+from taskflow.patterns import linear_flow
+
+from cinderlike import exception, quota
+from cinderlike.db import services as db_services
+from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
+from cinderlike.states.volumes import AttachStatus, Status
+
+LOG = logging.getLogger(__name__)
+VOLUME_BINARY = 'cinder-volume'
+SOURCE_STATUSES = ('available', 'in-use')
+
+
+@dataclasses.dataclass
+class CreateRequest:
+    """What POST /volumes asked for, after schema validation."""
+
+    size: object = None
+    name: str | None = None
+    description: str | None = None
+    volume_type: str | None = None
+    availability_zone: str | None = None
+    metadata: dict | None = None
+    source_volid: str | None = None
+    scheduler_hints: dict | None = None
+
+
+def _size(raw, source) -> int:
+    """Cinder's size rules; a clone defaults to, and may not be smaller than, its source."""
+    if raw is None and source is not None:
+        return source.size
+    if raw is None or not strutils.is_int_like(raw) or int(raw) <= 0:
+        raise exception.InvalidInput(
+            reason=f'Invalid volume size provided for create request: {raw} (size argument '
+                   'must be an integer (or string representation of an integer) and greater '
+                   'than zero).')
+    size = int(raw)
+    if source is not None and size < source.size:
+        raise exception.InvalidInput(
+            reason=f"Volume size '{size}'GB cannot be smaller than original volume size  "
+                   f'{source.size}GB. They must be >= original volume size.')
+    return size
+
+
+def _zone(conf, db, wanted, source) -> str:
+    """The availability zone the volume goes to (Cinder's _extract_availability_zone)."""
+    fallback = conf.default_availability_zone or conf.storage_availability_zone
+    if wanted is None and source is not None and conf.cloned_volume_same_az:
+        wanted = source.availability_zone
+    zone = wanted or fallback
+    known = {s.availability_zone for s in db_services.get_all(db, binary=VOLUME_BINARY)}
+    known.add(conf.storage_availability_zone)
+    if zone not in known:
+        if not conf.allow_availability_zone_fallback:
+            raise exception.InvalidAvailabilityZone(az=zone)
+        LOG.warning('Availability zone %s is unknown; using %s', zone, fallback)
+        zone = fallback
+    if source is not None and conf.cloned_volume_same_az and source.availability_zone != zone:
+        raise exception.InvalidInput(
+            reason='Volume must be in the same availability zone as the source volume')
+    return zone
+
+
+class ExtractSpec(task.Task):
+    """Validate the request against the data it depends on; provides the volume's spec."""
+
+    default_provides = 'spec'
+
+    def execute(self, conf, db, ctx, request: CreateRequest):
+        source = None
+        if request.source_volid:
+            source = db_volumes.get(db, volume_id=request.source_volid,
+                                    project_id=None if ctx.is_admin else ctx.project_id)
+            if source.status not in SOURCE_STATUSES:
+                raise exception.InvalidVolume(
+                    reason="Originating source volume status must be one of "
+                           f"'{', '.join(SOURCE_STATUSES)}' values")
+        size = _size(request.size, source)
+        if request.volume_type:
+            vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
+                                               is_admin=ctx.is_admin,
+                                               name_or_id=request.volume_type)
+        elif source is not None:
+            vtype = db_types.get(db, type_id=source.volume_type_id)
+        else:
+            vtype = db_types.get_default_for_project(
+                db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type)
+        return {'size': size, 'volume_type': vtype,
+                'availability_zone': _zone(conf, db, request.availability_zone, source),
+                'source_volid': request.source_volid}
+
+
+class ReserveQuota(task.Task):
+    """per_volume_gigabytes check, then volumes/gigabytes (and per-type) reservations."""
+
+    default_provides = 'reservations'
+
+    def execute(self, conf, db, ctx, spec):
+        quota.check_volume_size(db, conf=conf, project_id=ctx.project_id, size=spec['size'])
+        deltas = quota.volume_deltas(size=spec['size'],
+                                     volume_type_name=spec['volume_type'].name)
+        return quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id, deltas=deltas)
+
+    def revert(self, db, ctx, result, **kwargs):
+        if isinstance(result, list):
+            # NOTE(committed): a reservation already committed with the row is skipped.
+            quota.rollback(db, ctx, result)
+
+
+class CreateEntry(task.Task):
+    """Insert the row `creating` with no host and commit the quota in one transaction."""
+
+    default_provides = 'volume'
+
+    def execute(self, db, ctx, request: CreateRequest, spec, reservations):
+        values = {
+            'size': spec['size'], 'user_id': ctx.user_id, 'project_id': ctx.project_id,
+            'availability_zone': spec['availability_zone'], 'status': Status.CREATING,
+            'attach_status': AttachStatus.DETACHED, 'display_name': request.name,
+            'display_description': request.description,
+            'volume_type_id': spec['volume_type'].id, 'source_volid': spec['source_volid'],
+            'replication_status': 'disabled', 'host': None,
+            'multiattach': spec['volume_type'].extra_specs.get('multiattach') == '<is> True',
+        }
+        with db.writer() as session:
+            volume = db_volumes.create(db, values=values, metadata=request.metadata,
+                                       session=session)
+            quota.commit(db, ctx, reservations, session=session)
+        return volume
+
+
+def request_spec(volume, spec, metadata) -> dict:
+    """The JSON-safe request_spec the scheduler filters on."""
+    vtype = spec['volume_type']
+    properties = {
+        'size': volume.size, 'availability_zone': volume.availability_zone,
+        'project_id': volume.project_id, 'user_id': volume.user_id,
+        'volume_type_id': vtype.id, 'display_name': volume.display_name,
+        'status': volume.status, 'source_volid': volume.source_volid,
+        'metadata': dict(metadata or {}), 'multiattach': volume.multiattach,
+    }
+    return {
+        'volume_id': volume.id, 'volume_properties': properties,
+        'resource_properties': properties, 'size': volume.size,
+        'availability_zone': volume.availability_zone, 'source_volid': volume.source_volid,
+        'snapshot_id': None, 'image_id': None,
+        'volume_type': {'id': vtype.id, 'name': vtype.name,
+                        'extra_specs': dict(vtype.extra_specs)},
+    }
+
+
+class CastToScheduler(task.Task):
+    """SchedulerAPI.create_volume; a failed cast leaves the volume `error` (quota kept until
+    it is deleted, so nothing is released twice)."""
+
+    def execute(self, scheduler, ctx, request: CreateRequest, spec, volume):
+        hints = request.scheduler_hints or {}
+        scheduler.create_volume(ctx, volume_id=volume.id,
+                                request_spec=request_spec(volume, spec, request.metadata),
+                                filter_properties={'scheduler_hints': hints} if hints else {})
+
+    def revert(self, db, volume, **kwargs):
+        db_volumes.reset_status(db, volume_id=volume.id, values={'status': Status.ERROR})
+        LOG.error('Volume %s: cast to the scheduler failed', volume.id)
+
+
+def run(*, conf, db, scheduler, ctx, request: CreateRequest):
+    """Run the flow; returns the inserted volume row.
+
+    :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota: as Cinder's create.
+    """
+    flow = linear_flow.Flow('volume_create_api').add(
+        ExtractSpec(), ReserveQuota(), CreateEntry(), CastToScheduler())
+    store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'ctx': ctx, 'request': request}
+    engine = engines.load(flow, store=store)
+    engine.run()
+    return engine.storage.fetch('volume')

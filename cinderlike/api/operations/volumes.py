@@ -1,0 +1,138 @@
+"""cinderlike-api: volume business rules — lookups, quota, state CAS via db/, the RPC casts.
+
+Cinder's volume/api.py for volumes: every status change is one db/volumes.py transition,
+and a request refused after a reservation rolls the reservation back.
+"""
+
+from oslo_log import log as logging
+
+from cinderlike import exception, quota
+from cinderlike.api.flows import create_volume
+from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import utcnow
+from cinderlike.states import volumes as states
+
+LOG = logging.getLogger(__name__)
+
+
+def scope(ctx) -> str | None:
+    """The project a caller's lookups are limited to; None (every project) for admins."""
+    return None if ctx.is_admin else ctx.project_id
+
+
+def get(db, ctx, *, volume_id: str):
+    """:raises VolumeNotFound: also for another project's volume, as Cinder."""
+    return db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
+
+
+def create(conf, db, rpc, ctx, *, request: create_volume.CreateRequest):
+    """Validate, reserve, insert `creating` and cast to the scheduler; the new row."""
+    metadata = request.metadata or {}
+    for key in metadata:
+        if not key or not key.strip():
+            raise exception.InvalidVolumeMetadata(reason='Metadata property key blank.')
+    return create_volume.run(conf=conf, db=db, scheduler=rpc.scheduler, ctx=ctx,
+                             request=request)
+
+
+def _type_name(db, volume) -> str | None:
+    return db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
+        volume.volume_type_id)
+
+
+def _deleted_deltas(db, volume) -> dict[str, int]:
+    deltas = quota.volume_deltas(size=volume.size or 0, volume_type_name=_type_name(db, volume))
+    return {resource: -amount for resource, amount in deltas.items()}
+
+
+def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool = False):
+    """Destroy an unscheduled volume here, or move it to `deleting` and cast to its backend.
+
+    :raises VolumeNotFound, InvalidVolume: (the delete transition's expected states)
+    """
+    volume = get(db, ctx, volume_id=volume_id)
+    if volume.host is None and db_volumes.destroy_unscheduled(db, volume_id=volume_id):
+        # NOTE(unscheduled): as Cinder, a volume no scheduler placed has nothing on a
+        # backend; error_managing rows never consumed quota.
+        if volume.status != states.Status.ERROR_MANAGING and volume.use_quota:
+            quota.release_usage(db, project_id=volume.project_id,
+                                deltas=_deleted_deltas(db, volume))
+        return
+    action = 'force_delete' if force else 'delete'
+    volume = db_volumes.begin(db, volume_id=volume_id, action=action,
+                              project_id=scope(ctx),
+                              values={'terminated_at': utcnow()})
+    rpc.volume.delete_volume(ctx, volume_id=volume.id, host=volume.host,
+                             cluster_name=volume.cluster_name, cascade=cascade)
+
+
+def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool):
+    """CAS into `extending`, reserve the extra gigabytes, let the scheduler re-check the backend.
+
+    :raises InvalidInput: new size not larger; InvalidVolume; VolumeSizeExceedsLimit,
+        VolumeSizeExceedsAvailableQuota: (413) — the volume returns to its previous status.
+    """
+    volume = get(db, ctx, volume_id=volume_id)
+    if new_size <= volume.size:
+        raise exception.InvalidInput(
+            reason=f'New size for extend must be greater than current size. (current: '
+                   f'{volume.size}, extended: {new_size}).')
+    action = 'extend_attached' if attached else 'extend'
+    volume = db_volumes.begin(db, volume_id=volume_id, action=action, project_id=scope(ctx))
+    vtype = db_types.get(db, type_id=volume.volume_type_id)
+    try:
+        quota.check_volume_size(db, conf=conf, project_id=volume.project_id, size=new_size)
+        deltas = quota.volume_deltas(size=new_size - volume.size, volume_type_name=vtype.name)
+        deltas = {k: v for k, v in deltas.items() if k.startswith('gigabytes')}
+        reservations = quota.reserve(db, ctx, conf=conf, project_id=volume.project_id,
+                                     deltas=deltas)
+    except Exception:
+        db_volumes.undo_begin(db, volume_id=volume_id, action=action)
+        raise
+    spec = {'volume_id': volume.id, 'volume_properties': {
+        'size': volume.size, 'availability_zone': volume.availability_zone,
+        'project_id': volume.project_id, 'volume_type_id': vtype.id},
+        'volume_type': {'id': vtype.id, 'name': vtype.name,
+                        'extra_specs': dict(vtype.extra_specs)}}
+    rpc.scheduler.extend_volume(ctx, volume_id=volume.id, new_size=new_size,
+                                reservations=reservations, request_spec=spec)
+
+
+def reset_status(db, ctx, *, volume_id: str, values: dict) -> None:
+    """Admin reset-state: a plain write, as Cinder; in-use needs attachments.
+
+    :raises VolumeNotFound, InvalidVolume:
+    """
+    get(db, ctx, volume_id=volume_id)
+    if values.get('status') == states.Status.IN_USE and not db_volumes.get_attachments(
+            db, volume_ids=[volume_id])[volume_id]:
+        raise exception.InvalidVolume(
+            reason='Cannot reset-state to in-use because volume does not have any '
+                   'attachments.')
+    db_volumes.reset_status(db, volume_id=volume_id, values=values)
+
+
+def update(db, ctx, *, volume_id: str, values: dict, metadata: dict | None) -> None:
+    """PUT /volumes/{id}: name, description and (all of) the metadata."""
+    get(db, ctx, volume_id=volume_id)
+    with db.writer() as session:
+        if values:
+            db_volumes.update(db, volume_id=volume_id, values=values, session=session)
+        if metadata is not None:
+            db_volumes.update_metadata(db, volume_id=volume_id, metadata=metadata,
+                                       replace=True, session=session)
+
+
+def update_readonly_flag(db, ctx, *, volume_id: str, readonly: bool) -> None:
+    """Admin metadata `readonly`; the volume must be available.
+
+    :raises InvalidVolume:
+    """
+    volume = get(db, ctx, volume_id=volume_id)
+    if volume.status != states.Status.AVAILABLE:
+        raise exception.InvalidVolume(
+            reason=f'Volume {volume.id} status must be available to update readonly flag, '
+                   f'but current status is: {volume.status}.')
+    db_volumes.update_metadata(db, volume_id=volume_id, metadata={'readonly': str(readonly)},
+                               admin=True)

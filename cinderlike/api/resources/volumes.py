@@ -1,0 +1,329 @@
+"""cinderlike-api: /volumes — list, detail, summary, create, show, update, delete, os-* actions.
+
+HTTP only: parse, policy, validate, call api/operations/volumes.py, render with views.
+"""
+
+import ast
+
+import falcon
+from oslo_utils import strutils, timeutils
+
+from cinderlike import exception
+from cinderlike.api import listing, validation
+from cinderlike.api import microversions as mv
+from cinderlike.api.flows.create_volume import CreateRequest
+from cinderlike.api.operations import volumes as operations
+from cinderlike.api.schemas import volumes as schema
+from cinderlike.api.views import volumes as view
+from cinderlike.db import volumes as db_volumes
+from cinderlike.policies import volumes as policy
+
+# Cinder's resource_filters.json for volumes: what non-admins may filter on (3.31+).
+ALLOWED_FILTERS = ('name', 'status', 'metadata', 'bootable', 'migration_status',
+                   'availability_zone', 'group_id', 'size', 'created_at', 'updated_at',
+                   'consumes_quota')
+# Before 3.31 other keys of non-admins are dropped silently.
+LEGACY_FILTERS = ('name', 'status', 'metadata', 'availability_zone', 'bootable', 'group_id')
+_RENAMES = {'name': 'display_name', 'description': 'display_description',
+            'consumes_quota': 'use_quota'}
+
+
+def _time_filter(key: str, value: str, version):
+    """`gt:<iso8601>,lt:...` (3.60) → [(op, datetime)]; else the value as given."""
+    if not version.matches(mv.VOLUME_TIME_COMPARISON_FILTER):
+        return value
+    comparisons = []
+    for part in value.split(','):
+        op, _sep, when = part.partition(':')
+        if op not in ('gt', 'gte', 'eq', 'neq', 'lt', 'lte') or not when:
+            raise exception.InvalidInput(reason=f'Invalid {key} filter: {value}')
+        try:
+            moment = timeutils.normalize_time(timeutils.parse_isotime(when))
+        except ValueError:
+            raise exception.InvalidInput(reason=f'Invalid {key} filter: {value}') from None
+        comparisons.append((op, moment))
+    return comparisons
+
+
+def _convert(filters: dict, version) -> dict:
+    """Filter values as db/volumes.py takes them (Cinder's check_volume_filters)."""
+    converted = {}
+    for key, value in filters.items():
+        base = key.rstrip('~')
+        name = _RENAMES.get(base, base) + key[len(base):]
+        if base == 'metadata' and isinstance(value, str):
+            try:
+                value = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                pass  # a non-dict metadata filter matches nothing, as in Cinder
+        elif base in ('bootable', 'use_quota', 'consumes_quota'):
+            strict = version.matches(mv.VOLUME_LIST_BOOTABLE)
+            try:
+                value = strutils.bool_from_string(value, strict=strict)
+            except ValueError:
+                raise exception.InvalidInput(
+                    reason=f"Invalid value for '{key}': {value}") from None
+        elif base in ('created_at', 'updated_at') and not key.endswith('~'):
+            value = _time_filter(key, value, version)
+        converted[name] = value
+    return converted
+
+
+def volume_filters(ctx, params: dict, version) -> tuple[str | None, dict]:
+    """(project scope, filters) for a listing: Cinder's filter checks by microversion."""
+    filters = dict(params)
+    if not version.matches(mv.VOLUME_LIST_GLANCE_METADATA):
+        filters.pop('glance_metadata', None)
+    if not version.matches(mv.VOLUME_LIST_GROUP):
+        filters.pop('group_id', None)
+    if version.matches(mv.RESOURCE_FILTER):
+        listing.reject_invalid_filters(ctx, filters, ALLOWED_FILTERS,
+                                       like=version.matches(mv.LIKE_FILTER))
+    elif not ctx.is_admin:
+        filters = {k: v for k, v in filters.items() if k in LEGACY_FILTERS + ('all_tenants',)}
+    all_tenants = strutils.bool_from_string(filters.pop('all_tenants', False))
+    project = None if (ctx.is_admin and all_tenants) else ctx.project_id
+    filters = _convert(filters, version)
+    if not ctx.is_admin:
+        filters['no_migration_targets'] = True
+    return project, filters
+
+
+class VolumeRenderer:
+    """Builds detail views for a batch of rows with one query per kind of extra data."""
+
+    def __init__(self, conf, db, enforcer):
+        self._conf = conf
+        self._db = db
+        self._enforcer = enforcer
+
+    def links(self, req: falcon.Request) -> view.Links:
+        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
+        return view.Links(base=base, project_id=req.context.ctx.project_id)
+
+    def _may(self, ctx, rule: str) -> bool:
+        try:
+            self._enforcer.authorize(ctx, rule)
+        except exception.PolicyNotAuthorized:
+            return False
+        return True
+
+    def details(self, req: falcon.Request, volumes: list) -> list[dict]:
+        ctx = req.context.ctx
+        see = view.Visibility(admin=ctx.is_admin,
+                              tenant=self._may(ctx, policy.TENANT_ATTRIBUTE_POLICY),
+                              host=self._may(ctx, policy.HOST_ATTRIBUTE_POLICY),
+                              migration=self._may(ctx, policy.MIG_ATTRIBUTE_POLICY))
+        ids = [v.id for v in volumes]
+        metadata = db_volumes.get_metadata(self._db, volume_ids=ids)
+        attachments = db_volumes.get_attachments(self._db, volume_ids=ids)
+        names = db_volumes.get_type_names(self._db, type_ids={v.volume_type_id for v in volumes})
+        links = self.links(req)
+        return [view.detail(v, view.Extras(metadata[v.id], attachments[v.id],
+                                           names.get(v.volume_type_id)),
+                            version=req.context.api_version, links=links, see=see)
+                for v in volumes]
+
+    def one(self, req: falcon.Request, volume) -> dict:
+        return {'volume': self.details(req, [volume])[0]}
+
+
+class Volumes:
+    """GET /volumes, GET /volumes/detail, GET /volumes/summary (3.12), POST /volumes."""
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._conf = conf
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+        self._render = VolumeRenderer(conf, db, enforcer)
+
+    def _list(self, req: falcon.Request, *, detail: bool) -> dict:
+        ctx, version = req.context.ctx, req.context.api_version
+        self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
+        params = dict(req.params)
+        marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
+        sort = listing.sort(params)
+        with_count = strutils.bool_from_string(params.pop('with_count', False))
+        project, filters = volume_filters(ctx, params, version)
+        rows = db_volumes.get_all(self._db, project_id=project, filters=filters, marker=marker,
+                                  limit=limit, offset=offset, sort=sort)
+        count = None
+        if with_count and version.matches(mv.SUPPORT_COUNT_INFO):
+            count = db_volumes.count(self._db, project_id=project, filters=filters)
+        links = self._render.links(req)
+        items = (self._render.details(req, rows) if detail
+                 else [view.summary(v, links=links) for v in rows])
+        next_href = None
+        if rows and len(rows) == limit:
+            next_href = links.next('volumes/detail' if detail else 'volumes',
+                                   dict(req.params), rows[-1].id)
+        return view.collection(items, version=version, count=count, next_href=next_href)
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._list(req, detail=False)
+
+    def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._list(req, detail=True)
+
+    def on_get_summary(self, req: falcon.Request, resp: falcon.Response) -> None:
+        ctx, version = req.context.ctx, req.context.api_version
+        if not version.matches(mv.VOLUME_SUMMARY):
+            raise falcon.HTTPNotFound()
+        self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
+        all_tenants = strutils.bool_from_string(req.get_param('all_tenants', default=False))
+        project = None if (ctx.is_admin and all_tenants) else ctx.project_id
+        total, size, metadata = db_volumes.summary(self._db, project_id=project)
+        resp.media = view.volume_summary(total, size, metadata, version=version)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises ValidationError, InvalidInput, VolumeTypeNotFound, OverQuota:"""
+        ctx, version = req.context.ctx, req.context.api_version
+        body = validation.load_body(req, limit=req.context.max_body)
+        validation.validate(schema.create_v3_53 if version.matches(
+            mv.SUPPORT_VOLUME_SCHEMA_CHANGES) else schema.create, body)
+        self._enforcer.authorize(ctx, policy.CREATE_POLICY)
+        wanted = body['volume']
+        if wanted.get('multiattach') is not None and schema.is_true(wanted['multiattach']):
+            raise exception.InvalidVolume(
+                reason='multiattach parameter has been removed. The default behavior is to '
+                       'use multiattach enabled volume types. Contact your administrator to '
+                       'create a multiattach enabled volume type and use it to create '
+                       'multiattach volumes.')
+        request = CreateRequest(
+            size=wanted.get('size'),
+            name=wanted.get('name', wanted.get('display_name')),
+            description=wanted.get('description', wanted.get('display_description')),
+            volume_type=wanted.get('volume_type'),
+            availability_zone=wanted.get('availability_zone'),
+            metadata=wanted.get('metadata'), source_volid=wanted.get('source_volid'),
+            scheduler_hints=body.get('OS-SCH-HNT:scheduler_hints'))
+        volume = operations.create(self._conf, self._db, self._rpc, ctx, request=request)
+        resp.status = falcon.HTTP_202
+        resp.media = self._render.one(req, volume)
+
+
+class Volume:
+    """GET, PUT, DELETE /volumes/{volume_id}."""
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+        self._render = VolumeRenderer(conf, db, enforcer)
+
+    def _load(self, req: falcon.Request, volume_id: str, rule: str):
+        ctx = req.context.ctx
+        volume = operations.get(self._db, ctx, volume_id=volume_id)
+        self._enforcer.authorize(ctx, rule, {'project_id': volume.project_id,
+                                             'user_id': volume.user_id})
+        return volume
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
+        resp.media = self._render.one(req, self._load(req, volume_id, policy.GET_POLICY))
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
+        """:raises ValidationError, VolumeNotFound, InvalidVolume:"""
+        body = validation.load_body(req, limit=req.context.max_body)
+        validation.validate(schema.update, body)
+        self._load(req, volume_id, policy.UPDATE_POLICY)
+        changes = body['volume']
+        values = {}
+        for field in ('name', 'description'):
+            for key in (f'display_{field}', field):
+                if key in changes:
+                    values[f'display_{field}'] = changes[key]
+        operations.update(self._db, req.context.ctx, volume_id=volume_id, values=values,
+                          metadata=changes.get('metadata'))
+        resp.media = self._render.one(req, operations.get(self._db, req.context.ctx,
+                                                          volume_id=volume_id))
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
+        """:raises VolumeNotFound, InvalidVolume:"""
+        self._load(req, volume_id, policy.DELETE_POLICY)
+        force = False
+        if req.context.api_version.matches(mv.VOLUME_DELETE_FORCE):
+            force = strutils.bool_from_string(req.get_param('force', default=False))
+            if force:
+                self._enforcer.authorize(req.context.ctx, policy.FORCE_DELETE_POLICY)
+        cascade = strutils.bool_from_string(req.get_param('cascade', default=False))
+        operations.delete(self._db, self._rpc, req.context.ctx, volume_id=volume_id,
+                          force=force, cascade=cascade)
+        resp.status = falcon.HTTP_202
+
+
+# Cinder's admin reset-state values.
+_RESET_STATUSES = frozenset({'creating', 'available', 'deleting', 'error', 'error_deleting',
+                             'error_managing', 'managing', 'attaching', 'in-use', 'detaching',
+                             'maintenance'})
+_RESET_ATTACH = frozenset({'attached', 'detached'})
+_RESET_MIGRATION = frozenset({'migrating', 'error', 'success', 'completing', 'none',
+                              'starting'})
+
+
+def _reset_values(asked: dict) -> dict:
+    """Validated os-reset_status columns. :raises ValidationError:"""
+    if not any(asked.get(k) for k in ('status', 'attach_status', 'migration_status')):
+        raise exception.ValidationError(
+            detail="Must specify 'status', 'attach_status' or 'migration_status' for update.")
+    values = {}
+    for key, valid, label in (('status', _RESET_STATUSES, 'status'),
+                              ('attach_status', _RESET_ATTACH, 'attach status'),
+                              ('migration_status', _RESET_MIGRATION, 'migration status')):
+        if asked.get(key):
+            value = asked[key].lower()
+            if value not in valid:
+                raise exception.ValidationError(detail=f'Must specify a valid {label}')
+            values[key] = None if value == 'none' else value
+    return values
+
+
+class VolumeActions:
+    """POST /volumes/{volume_id}/action with one `os-*` key."""
+
+    _SCHEMAS = {'os-extend': schema.extend, 'os-reset_status': schema.reset_status,
+                'os-force_delete': schema.force_delete, 'os-set_bootable': schema.set_bootable,
+                'os-update_readonly_flag': schema.update_readonly_flag}
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._conf = conf
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
+        """:raises Invalid, ValidationError, VolumeNotFound, InvalidVolume, OverQuota:"""
+        body = validation.load_body(req, limit=req.context.max_body)
+        if not isinstance(body, dict) or len(body) != 1:
+            raise exception.Invalid('Malformed request body')
+        (action, args), = body.items()
+        if action not in self._SCHEMAS:
+            raise exception.Invalid(f'There is no such action: {action}')
+        validation.validate(self._SCHEMAS[action], body)
+        ctx = req.context.ctx
+        volume = operations.get(self._db, ctx, volume_id=volume_id)
+        target = {'project_id': volume.project_id, 'user_id': volume.user_id}
+        resp.status = falcon.HTTP_202
+        if action == 'os-extend':
+            attached = (req.context.api_version.matches(mv.VOLUME_EXTEND_INUSE)
+                        and volume.status == 'in-use')
+            self._enforcer.authorize(ctx, policy.EXTEND_ATTACHED_POLICY if attached
+                                     else policy.EXTEND_POLICY, target)
+            operations.extend(self._conf, self._db, self._rpc, ctx, volume_id=volume_id,
+                              new_size=int(args['new_size']), attached=attached)
+        elif action == 'os-reset_status':
+            self._enforcer.authorize(ctx, policy.RESET_STATUS_POLICY, target)
+            operations.reset_status(self._db, ctx, volume_id=volume_id,
+                                    values=_reset_values(args))
+        elif action == 'os-force_delete':
+            self._enforcer.authorize(ctx, policy.ADMIN_FORCE_DELETE_POLICY, target)
+            operations.delete(self._db, self._rpc, ctx, volume_id=volume_id, force=True)
+        elif action == 'os-set_bootable':
+            self._enforcer.authorize(ctx, policy.UPDATE_POLICY, target)
+            operations.update(self._db, ctx, volume_id=volume_id, metadata=None,
+                              values={'bootable': schema.is_true(args['bootable'])})
+            resp.status = falcon.HTTP_200
+        else:
+            self._enforcer.authorize(ctx, policy.UPDATE_READONLY_POLICY, target)
+            operations.update_readonly_flag(self._db, ctx, volume_id=volume_id,
+                                            readonly=schema.is_true(args['readonly']))
