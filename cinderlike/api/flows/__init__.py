@@ -1,0 +1,1 @@
+"""cinderlike-api: taskflow flows of API requests."""
