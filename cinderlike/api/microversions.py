@@ -69,6 +69,10 @@ SHARED_TARGETS_TRISTATE = '3.69'
 # Volume types.
 SUPPORT_VOLUME_TYPE_FILTER = '3.52'
 DEFAULT_TYPE_OVERRIDES = '3.62'
+# Quotas, limits and user messages.
+MESSAGES = '3.3'
+MESSAGES_PAGINATION = '3.5'
+LIMITS_ADMIN_FILTER = '3.39'
 
 # Cinder's history, oldest first: what each version added.
 VERSIONS = [
