@@ -15,6 +15,10 @@ from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     availability_zones,
     default_types,
+    limits,
+    messages,
+    quota_class_sets,
+    quota_sets,
     services,
     type_access,
     type_extra_specs,
@@ -112,6 +116,19 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
                   volume_metadata.VolumeMetadataItem(db, enforcer))
 
 
+def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
+                                  enforcer: Enforcer) -> None:
+    _add_v3_route(app, '/os-quota-sets/{target_project_id}',
+                  quota_sets.QuotaSet(conf, db, enforcer))
+    _add_v3_route(app, '/os-quota-sets/{target_project_id}/defaults',
+                  quota_sets.QuotaSetDefaults(conf, db, enforcer))
+    _add_v3_route(app, '/os-quota-class-sets/{class_name}',
+                  quota_class_sets.QuotaClassSet(conf, db, enforcer))
+    _add_v3_route(app, '/limits', limits.Limits(conf, db, enforcer))
+    _add_v3_route(app, '/messages', messages.Messages(conf, db, enforcer))
+    _add_v3_route(app, '/messages/{message_id}', messages.Message(conf, db, enforcer))
+
+
 def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
     """THE route table."""
     version_doc = versions.Versions(conf)
@@ -124,6 +141,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
     _add_type_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
+    _add_quota_and_message_routes(app, conf, db, enforcer)
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,
