@@ -54,3 +54,7 @@ def add_service(db, *, host, binary='cinder-volume', zone='nova', cluster=None,
         session.execute(sa.update(Service).where(Service.id == row.id).values(
             created_at=beat, updated_at=beat, disabled=disabled, disabled_reason=reason))
     return db_services.get(db, row.id)
+
+
+# Volume API fixtures (a recording RPC client and apps using it).
+from tests.unit.api.volume_fixtures import kclient, rpc, vclient  # noqa: E402,F401
