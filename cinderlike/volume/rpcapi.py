@@ -7,7 +7,7 @@ fanout on `cinder-volume`.
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.1'
+RPC_API_VERSION = '1.2'
 
 
 class VolumeAPI:
@@ -17,6 +17,8 @@ class VolumeAPI:
 
         1.0 - publish_service_capabilities (fanout)
         1.1 - delete_volume
+        1.2 - create_volume (request_spec and filter_properties as the scheduler built them,
+              with `retry` when rescheduling is allowed), extend_volume
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -43,3 +45,17 @@ class VolumeAPI:
         """Delete a volume already `deleting` from its backend (or any member of its cluster)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.1').cast(
             ctxt, 'delete_volume', volume_id=volume_id, cascade=cascade)
+
+    def create_volume(self, ctxt, *, volume_id, host, request_spec, filter_properties,
+                      cluster_name=None, allow_reschedule=True):
+        """Create a volume the scheduler placed on *host* (`host@backend#pool`)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.2').cast(
+            ctxt, 'create_volume', volume_id=volume_id, request_spec=request_spec,
+            filter_properties=filter_properties, allow_reschedule=allow_reschedule)
+
+    def extend_volume(self, ctxt, *, volume_id, host, new_size, reservations,
+                      cluster_name=None):
+        """Grow a volume already `extending` to *new_size*; *reservations* are its quota."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.2').cast(
+            ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
+            reservations=reservations)
