@@ -109,12 +109,6 @@ class VolumeTypeInUse(Invalid):
                'with the type.')
 
 
-class VolumeTypeDeletionError(Invalid):
-    """The last volume type may not be deleted."""
-    msg_fmt = ('The volume type %(volume_type_id)s is the only currently defined volume type '
-               'and cannot be deleted.')
-
-
 class VolumeTypeDefaultDeletionError(Invalid):
     """The type is `default_volume_type` or some project's default."""
     msg_fmt = ('The volume type %(volume_type_id)s is a default volume type and cannot be '

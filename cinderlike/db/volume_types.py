@@ -312,7 +312,11 @@ def update(db, *, type_id, name=None, description=None, is_public=None) -> Volum
 
 
 def _check_deletable(db, session, row, *, conf_default_name):
-    """Cinder's order: project defaults, the configured default, the last type, volumes."""
+    """Cinder's order: project defaults, the configured default, then volumes.
+
+    NOTE(last_type): Cinder also refuses to delete the only type left; the configured default
+    must exist and differ from this one, so at least two live types are always present here.
+    """
     if session.scalar(sa.select(DefaultVolumeType.project_id).where(
             DefaultVolumeType.volume_type_id == row.id,
             DefaultVolumeType.deleted.is_(False)).limit(1)) is not None:
@@ -323,8 +327,6 @@ def _check_deletable(db, session, row, *, conf_default_name):
         raise exception.VolumeTypeDefaultMisconfiguredError(volume_type_name=conf_default_name)
     if default_id == row.id:
         raise exception.VolumeTypeDefaultDeletionError(volume_type_id=row.id)
-    if session.scalar(sa.select(sa.func.count()).select_from(VolumeType).where(_live())) <= 1:
-        raise exception.VolumeTypeDeletionError(volume_type_id=row.id)
     if has_volumes(db, type_id=row.id, session=session):
         raise exception.VolumeTypeInUse(volume_type_id=row.id)
 
@@ -335,8 +337,8 @@ def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
     The row is locked first, so a volume create holding it `for_share` finishes before the
     in-use check reads the volumes table.
 
-    :raises VolumeTypeNotFound, VolumeTypeInUse, VolumeTypeDeletionError,
-        VolumeTypeDefaultDeletionError, VolumeTypeDefaultMisconfiguredError:
+    :raises VolumeTypeNotFound, VolumeTypeInUse, VolumeTypeDefaultDeletionError,
+        VolumeTypeDefaultMisconfiguredError:
     """
     with db.writer() as session:
         row = lock_row(session, type_id=type_id)

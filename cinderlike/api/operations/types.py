@@ -58,16 +58,15 @@ def update(db, notifiers, ctx, *, type_id, name, description, is_public):
 def delete(db, notifiers, ctx, *, type_id, conf_default_name) -> None:
     """Delete unless volumes or a default (configured or per project) still need the type.
 
-    :raises VolumeTypeNotFound, VolumeTypeInUse, VolumeTypeDeletionError,
-        VolumeTypeDefaultDeletionError, VolumeTypeDefaultMisconfiguredError:
+    :raises VolumeTypeNotFound, VolumeTypeInUse, VolumeTypeDefaultDeletionError,
+        VolumeTypeDefaultMisconfiguredError:
     """
     try:
         record = db_types.destroy(db, type_id=type_id, conf_default_name=conf_default_name)
     except exception.VolumeTypeInUse as err:
         _type_error(notifiers, ctx, 'volume_type.delete', err, type_id=type_id)
         raise exception.VolumeTypeInUse('Target volume type is still in use.') from None
-    except (exception.VolumeTypeNotFound, exception.VolumeTypeDeletionError,
-            exception.VolumeTypeDefaultDeletionError,
+    except (exception.VolumeTypeNotFound, exception.VolumeTypeDefaultDeletionError,
             exception.VolumeTypeDefaultMisconfiguredError) as err:
         _type_error(notifiers, ctx, 'volume_type.delete', err, type_id=type_id)
         raise
