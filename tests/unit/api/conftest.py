@@ -57,4 +57,4 @@ def add_service(db, *, host, binary='cinder-volume', zone='nova', cluster=None,
 
 
 # Volume API fixtures (a recording RPC client and apps using it).
-from tests.unit.api.volume_fixtures import kclient, rpc, vclient  # noqa: E402,F401
+from tests.unit.api.volume_fixtures import kclient, rpc, seeded, vclient  # noqa: E402,F401

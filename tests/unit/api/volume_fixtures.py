@@ -37,18 +37,23 @@ def rpc():
 
 
 @pytest.fixture
-def vclient(conf, db, rpc):
-    """noauth client (admin) on an app whose casts land in *rpc*; __DEFAULT__ seeded."""
+def seeded(db):
+    """The database with `__DEFAULT__`, as the initial migration leaves it."""
     seed_default(db)
-    return testing.TestClient(create_app(conf, db=db, rpc=rpc))
+    return db
 
 
 @pytest.fixture
-def kclient(conf, db, rpc):
+def vclient(conf, seeded, rpc):
+    """noauth client (admin) on an app whose casts land in *rpc*."""
+    return testing.TestClient(create_app(conf, db=seeded, rpc=rpc))
+
+
+@pytest.fixture
+def kclient(conf, seeded, rpc):
     """keystone-headers client on the same recording app, for non-admin callers."""
-    seed_default(db)
     conf.set_override('auth_strategy', 'keystone')
-    return testing.TestClient(create_app(conf, db=db, rpc=rpc, use_auth_token=False))
+    return testing.TestClient(create_app(conf, db=seeded, rpc=rpc, use_auth_token=False))
 
 
 def add_volume(db, *, project='admin', status='available', size=1, host='node@fake#pool',
