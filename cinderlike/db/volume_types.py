@@ -200,21 +200,31 @@ _FILTER_COLUMNS = {'id': VolumeType.id, 'name': VolumeType.name,
                    'description': VolumeType.description, 'qos_specs_id': VolumeType.qos_specs_id}
 
 
-def get_all(db, *, project_id, is_public=True, extra_specs=None,
-            filters=None) -> list[VolumeTypeRecord]:
-    """Live types for a listing, newest first (Cinder's default `created_at:desc`).
+def get_all(db, *, project_id, is_public=True, extra_specs=None, filters=None, marker=None,
+            limit=None, offset=None, sort=None) -> list[VolumeTypeRecord]:
+    """Live types for a listing, in *sort* order (default newest first), one page of them.
 
     *filters* are admin column filters; a key that is no column matches nothing, as Cinder.
+
+    :raises MarkerNotFound: *marker* is no live type; InvalidInput: a bad sort key.
     """
-    stmt = _filter_public(sa.select(VolumeType).where(_live()), is_public=is_public,
-                          project_id=project_id)
-    stmt = _filter_specs(stmt, extra_specs or {})
+    where = [_live()]
     for key, value in (filters or {}).items():
         if key not in _FILTER_COLUMNS:
             return []
-        stmt = stmt.where(_FILTER_COLUMNS[key] == value)
-    stmt = listing.order_by(stmt, listing.sort_params(VolumeType, None))
+        where.append(_FILTER_COLUMNS[key] == value)
+    stmt = _filter_public(sa.select(VolumeType).where(*where), is_public=is_public,
+                          project_id=project_id)
+    stmt = _filter_specs(stmt, extra_specs or {})
+    pairs = listing.sort_params(VolumeType, sort)
     with db.reader() as s:
+        if marker is not None:
+            marker_row = s.scalars(sa.select(VolumeType).where(VolumeType.id == marker,
+                                                                _live())).first()
+            if marker_row is None:
+                raise exception.MarkerNotFound(marker=marker)
+            stmt = stmt.where(listing.after_marker(pairs, marker_row))
+        stmt = listing.order_by(stmt, pairs).offset(offset).limit(limit)
         return _records(s, list(s.scalars(stmt)))
 
 

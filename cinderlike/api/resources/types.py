@@ -11,16 +11,15 @@ import falcon
 from oslo_utils import strutils
 
 from cinderlike import exception
+from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
-from cinderlike.api import validation
 from cinderlike.api.operations import types as operations
 from cinderlike.api.schemas import types as schema
 from cinderlike.api.views import types as view
+from cinderlike.api.views import volumes as volumes_view
 from cinderlike.db import volume_types as db_types
 from cinderlike.policies import types as policy
 
-# NOTE(filters): keys Cinder takes out of the query before filtering (pagination and sort).
-_NOT_FILTERS = ('marker', 'limit', 'offset', 'sort', 'sort_key', 'sort_dir')
 _USER_FILTERS = ('is_public', 'extra_specs')
 
 
@@ -72,28 +71,24 @@ def _extra_specs_filter(value):
     return parsed
 
 
-def _listing_filters(req: falcon.Request, ctx) -> dict:
+def _listing_filters(req: falcon.Request, ctx, params: dict) -> dict:
     """The query's filters after Cinder's per-microversion checks for non-admins.
 
     :raises Invalid: (3.52+) a non-admin used a filter other than is_public/extra_specs.
     """
-    filters = {key: value for key, value in req.params.items() if key not in _NOT_FILTERS}
-    if ctx.is_admin:
-        return filters
     if req.context.api_version.matches(mv.SUPPORT_VOLUME_TYPE_FILTER):
-        filters.pop('all_tenants', None)
-        invalid = [key for key in filters if key not in _USER_FILTERS]
-        if invalid:
-            raise exception.Invalid(
-                f"Invalid filters {','.join(invalid)} are found in query options.")
-        return filters
-    return {key: value for key, value in filters.items() if key == 'is_public'}
+        listing.reject_invalid_filters(ctx, params, _USER_FILTERS, like=False)
+        return params
+    if ctx.is_admin:
+        return params
+    return {key: value for key, value in params.items() if key == 'is_public'}
 
 
 class Types:
     """GET /types[?is_public=&extra_specs=], POST /types (admin)."""
 
     def __init__(self, conf, db, enforcer, notifiers):
+        self._conf = conf
         self._db = db
         self._enforcer = enforcer
         self._notifiers = notifiers
@@ -101,7 +96,10 @@ class Types:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
-        filters = _listing_filters(req, ctx)
+        params = dict(req.params)
+        marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
+        sort = listing.sort(params)
+        filters = _listing_filters(req, ctx, params)
         # NOTE(is_public): only admins choose; everyone else lists public + shared types.
         is_public = _is_public_filter(filters.pop('is_public', None)) if ctx.is_admin else True
         extra_specs = filters.pop('extra_specs', None)
@@ -111,8 +109,15 @@ class Types:
                 filters['extra_specs'] = extra_specs
                 extra_specs = None
         records = db_types.get_all(self._db, project_id=ctx.project_id, is_public=is_public,
-                                   extra_specs=extra_specs, filters=filters)
-        resp.media = view.index(records, **_view_flags(self._enforcer, ctx))
+                                   extra_specs=extra_specs, filters=filters, marker=marker,
+                                   limit=limit, offset=offset, sort=sort)
+        next_href = None
+        if records and len(records) == limit:
+            base = (self._conf.public_endpoint or req.prefix).rstrip('/')
+            next_href = volumes_view.Links(base=base, project_id=ctx.project_id).next(
+                'types', dict(req.params), records[-1].id)
+        resp.media = view.index(records, next_href=next_href,
+                                **_view_flags(self._enforcer, ctx))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, PolicyNotAuthorized, HTTPConflict:"""

@@ -33,8 +33,12 @@ def show(record, **flags) -> dict:
     return {'volume_type': item(record, **flags)}
 
 
-def index(records, **flags) -> dict:
-    return {'volume_types': [item(record, **flags) for record in records]}
+def index(records, *, next_href=None, **flags) -> dict:
+    """{"volume_types": [...]} plus `volume_type_links` when the page is full."""
+    shown = {'volume_types': [item(record, **flags) for record in records]}
+    if next_href:
+        shown['volume_type_links'] = [{'rel': 'next', 'href': next_href}]
+    return shown
 
 
 def managed(record, *, access: bool = False) -> dict:

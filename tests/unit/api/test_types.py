@@ -256,3 +256,23 @@ def test_non_admin_cannot_update_or_delete(keystone_client, db, default):
                                         json={'volume_type': {'name': 'x'}})
     assert resp.status_code == 403
     assert _names(db) == ['__DEFAULT__']
+
+
+def test_pagination_and_sort(client, db, default):
+    db_types.create(db, name='b')
+    db_types.create(db, name='a')
+    first = client.simulate_get(TYPES, query_string='limit=2&sort=name:asc', headers=ADMIN)
+    assert [t['name'] for t in first.json['volume_types']] == ['__DEFAULT__', 'a']
+    (link,) = first.json['volume_type_links']
+    assert link['rel'] == 'next'
+    assert '/v3/admin/types?' in link['href'] and 'marker=' in link['href']
+    marker = first.json['volume_types'][-1]['id']
+    rest = client.simulate_get(TYPES, query_string=f'limit=2&sort=name:asc&marker={marker}',
+                               headers=ADMIN)
+    assert [t['name'] for t in rest.json['volume_types']] == ['b']
+    assert 'volume_type_links' not in rest.json
+    missing = client.simulate_get(TYPES, query_string='marker=nope', headers=ADMIN)
+    assert missing.json == {'itemNotFound': {'code': 404,
+                                             'message': 'Marker nope could not be found.'}}
+    bad = client.simulate_get(TYPES, query_string='limit=-1', headers=ADMIN)
+    assert bad.json['badRequest']['message'] == 'limit param must be positive'
