@@ -56,8 +56,6 @@ def test_unhandled_error_is_500_without_its_message(boom_client):
     (exception.ServiceNotFound(service_id=7), 404, 'itemNotFound',
      'Service 7 could not be found.'),
     (exception.Conflict(), 409, 'conflictingRequest', 'Conflict: Conflict.'),
-    (exception.OverQuota(overs='volumes'), 413, 'overLimit',
-     'OverQuota: Quota exceeded for resources: volumes'),
     (exception.ServiceTooOld(), 500, 'computeFault', faults.default_message(500)),
 ])
 def test_exceptions_map_to_cinder_faults(boom_client, error, code, name, message):
@@ -67,3 +65,16 @@ def test_exceptions_map_to_cinder_faults(boom_client, error, code, name, message
     assert resp.status_code == code
     assert resp.json == {name: {'code': code, 'message': message}}
     assert resp.headers['Content-Type'] == 'application/json'
+
+
+def test_over_quota_is_413_with_retry_after(boom_client):
+    """Cinder's QuotaError carries Retry-After: 0, which its Fault repeats as retryAfter."""
+    client, boom = boom_client
+    boom.error = exception.VolumeLimitExceeded(allowed=10)
+    resp = client.simulate_get('/v3/boom', headers=ADMIN)
+    assert resp.status_code == 413
+    assert resp.headers['Retry-After'] == '0'
+    assert resp.json == {'overLimit': {
+        'code': 413, 'retryAfter': '0',
+        'message': "VolumeLimitExceeded: Maximum number of volumes allowed (10) exceeded for "
+                   "quota 'volumes'."}}
