@@ -313,6 +313,28 @@ class NoEnabledBackends(Invalid):
                'Using DEFAULT section to configure drivers is not supported.')
 
 
+# --- volume drivers --------------------------------------------------------
+
+class VolumeDriverException(CinderlikeException):
+    """A volume driver failed; the volume ends in an error status and a user message."""
+    msg_fmt = 'Volume driver reported an error: %(message)s'
+
+
+class VolumeBackendAPIException(VolumeDriverException):
+    """The storage backend refused or failed an operation."""
+    msg_fmt = 'Bad or unexpected response from the storage volume backend API: %(data)s'
+
+
+class VolumeIsBusy(VolumeDriverException):
+    """The backend cannot delete the volume now (it is in use there); it goes back to available."""
+    msg_fmt = 'deleting volume %(volume_name)s that has snapshot'
+
+
+class DriverNotInitialized(VolumeDriverException):
+    """The backend's driver is not initialised; the service refuses driver work."""
+    msg_fmt = 'Volume driver not ready.'
+
+
 # --- scheduler -------------------------------------------------------------
 
 class NoValidBackend(CinderlikeException):

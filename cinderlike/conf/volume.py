@@ -6,14 +6,14 @@ value the backend section does not set.
 
 from oslo_config import cfg
 
-from cinderlike.drivers.volume import fake
+from cinderlike.drivers.volume import fake, file
 
 GROUP = 'backend_defaults'
 
 BACKEND_OPTS = [
     cfg.StrOpt('volume_driver',
                help='Driver of this backend: a cinderlike driver class path, or an alias '
-                    '(`fake`: the in-memory driver).'),
+                    '(`fake`: the in-memory driver; `file`: image files through qemu-img).'),
     cfg.StrOpt('volume_backend_name',
                help='Name reported to the scheduler; volume types select backends by it.'),
     cfg.StrOpt('backend_host',
@@ -73,4 +73,4 @@ def register_opts(conf):
 
 
 def list_opts():
-    return [(GROUP, BACKEND_OPTS + fake.DRIVER_OPTS)]
+    return [(GROUP, BACKEND_OPTS + fake.DRIVER_OPTS + file.DRIVER_OPTS)]

@@ -8,6 +8,7 @@ from cinderlike.drivers.volume import base
 # Short names an operator may write in `volume_driver` instead of a class path.
 ALIASES = {
     'fake': 'cinderlike.drivers.volume.fake.FakeDriver',
+    'file': 'cinderlike.drivers.volume.file.FileDriver',
 }
 
 

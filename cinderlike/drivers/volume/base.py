@@ -1,9 +1,35 @@
 """The interface the volume manager drives on each backend (cinderlike-volume process).
 
-Drivers get what they need from the manager and never touch database rows.
+Drivers get what they need from the manager (a VolumeRef, sizes, a connector) and never touch
+database rows; what they return is a dict of columns for the manager to store.
 """
 
 import abc
+import dataclasses
+
+# Cinder's volume_name_template: the name a backend knows a volume's data by.
+VOLUME_NAME_TEMPLATE = 'volume-%s'
+
+
+@dataclasses.dataclass(frozen=True)
+class VolumeRef:
+    """What a driver may know about a volume: ids, size in GiB and where the backend put it."""
+
+    id: str
+    name_id: str
+    size: int
+    provider_location: str | None = None
+
+    @property
+    def name(self) -> str:
+        return VOLUME_NAME_TEMPLATE % self.name_id
+
+    @classmethod
+    def of(cls, volume, *, size: int | None = None) -> 'VolumeRef':
+        """The ref of a volumes row (read by the manager, never by the driver)."""
+        return cls(id=volume.id, name_id=volume.name_id,
+                   size=volume.size if size is None else size,
+                   provider_location=volume.provider_location)
 
 
 class VolumeDriver(abc.ABC):
@@ -39,3 +65,42 @@ class VolumeDriver(abc.ABC):
         allocated_capacity_gb, provisioned_capacity_gb, reserved_percentage,
         max_over_subscription_ratio, thin_provisioning_support, thick_provisioning_support.
         """
+
+    @abc.abstractmethod
+    def create_volume(self, volume: VolumeRef) -> dict | None:
+        """Allocate an empty volume of `volume.size` GiB; returns columns to store
+        (provider_location, ...) or None.
+
+        :raises VolumeDriverException: the volume is rescheduled or ends in `error`.
+        """
+
+    @abc.abstractmethod
+    def create_cloned_volume(self, volume: VolumeRef, source: VolumeRef) -> dict | None:
+        """Allocate *volume* holding a copy of *source*'s data (grown to `volume.size`)."""
+
+    @abc.abstractmethod
+    def delete_volume(self, volume: VolumeRef) -> None:
+        """Free the volume's storage; a volume the backend does not have is already deleted.
+
+        :raises VolumeIsBusy: the backend cannot delete it now (the volume stays available).
+        """
+
+    @abc.abstractmethod
+    def extend_volume(self, volume: VolumeRef, new_size: int) -> None:
+        """Grow the volume to *new_size* GiB, keeping its data."""
+
+    @abc.abstractmethod
+    def create_export(self, volume: VolumeRef, connector: dict | None) -> dict | None:
+        """Make the volume reachable by hosts (a target); returns columns to store or None."""
+
+    @abc.abstractmethod
+    def remove_export(self, volume: VolumeRef) -> None:
+        """Undo create_export."""
+
+    @abc.abstractmethod
+    def initialize_connection(self, volume: VolumeRef, connector: dict) -> dict:
+        """Connection info for os-brick: {'driver_volume_type': ..., 'data': {...}}."""
+
+    @abc.abstractmethod
+    def terminate_connection(self, volume: VolumeRef, connector: dict | None) -> None:
+        """Stop letting *connector*'s host reach the volume."""

@@ -1,15 +1,35 @@
-"""In-memory driver for cinderlike-all and scale tests: capacity and thin/thick from options."""
+"""In-memory driver for cinderlike-all, tests and benchmarks (cinderlike-volume process).
+
+Capacity, thin or thick provisioning, per-operation latency and failure injection come from
+the backend's options, so a test or a benchmark shapes each backend from its config section.
+"""
+
+import threading
+import time
 
 from oslo_config import cfg
 
+from cinderlike import exception
 from cinderlike.drivers.volume import base
+
+OPERATIONS = ('create_volume', 'create_cloned_volume', 'delete_volume', 'extend_volume',
+              'create_export', 'remove_export', 'initialize_connection',
+              'terminate_connection')
 
 DRIVER_OPTS = [
     cfg.IntOpt('fake_total_capacity_gb', default=1000, min=1,
                help='Capacity the fake driver reports, in GiB.'),
     cfg.BoolOpt('fake_thin_provisioning', default=True,
                 help='Whether the fake driver reports thin (True) or thick (False) '
-                     'provisioning.'),
+                     'provisioning. A thick fake backend refuses volumes that do not fit.'),
+    cfg.DictOpt('fake_latency', default={},
+                help='Seconds each operation of the fake driver takes, e.g. '
+                     f'"create_volume:0.05,delete_volume:0.01". Operations: '
+                     f'{", ".join(OPERATIONS)}.'),
+    cfg.ListOpt('fake_fail', default=[],
+                help='Operations of the fake driver that fail with a backend error '
+                     '(failure injection), e.g. "create_volume,extend_volume". '
+                     '"delete_volume_busy" makes deletes fail with VolumeIsBusy.'),
 ]
 
 
@@ -18,9 +38,23 @@ class FakeDriver(base.VolumeDriver):
 
     DRIVER_OPTS = DRIVER_OPTS
 
-    def __init__(self, configuration, *, host):
+    def __init__(self, configuration, *, host, sleep=time.sleep):
         super().__init__(configuration, host=host)
         self._volumes: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._sleep = sleep
+
+    def _operate(self, operation: str, volume: base.VolumeRef):
+        """Latency, then the injected failure if *operation* is configured to fail."""
+        latency = float(self.configuration.fake_latency.get(operation, 0))
+        if latency:
+            self._sleep(latency)
+        failing = self.configuration.fake_fail
+        if operation in failing:
+            raise exception.VolumeBackendAPIException(
+                data=f'injected failure of {operation} for {volume.name}')
+        if operation == 'delete_volume' and 'delete_volume_busy' in failing:
+            raise exception.VolumeIsBusy(volume_name=volume.name)
 
     def do_setup(self, context):
         """Nothing to connect to: the store is this process's memory."""
@@ -28,10 +62,63 @@ class FakeDriver(base.VolumeDriver):
     def check_for_setup_error(self):
         """The in-memory store is always usable."""
 
+    def _allocate(self, volume: base.VolumeRef, grow_by: int):
+        with self._lock:
+            used = sum(self._volumes.values())
+            total = self.configuration.fake_total_capacity_gb
+            if not self.configuration.fake_thin_provisioning and used + grow_by > total:
+                raise exception.VolumeBackendAPIException(
+                    data=f'not enough space for {volume.name}: {grow_by} GiB wanted, '
+                         f'{total - used} GiB free')
+            self._volumes[volume.name] = self._volumes.get(volume.name, 0) + grow_by
+
+    def create_volume(self, volume):
+        self._operate('create_volume', volume)
+        self._allocate(volume, volume.size)
+        return {'provider_location': f'fake://{self.host}/{volume.name}'}
+
+    def create_cloned_volume(self, volume, source):
+        self._operate('create_cloned_volume', volume)
+        if source.name not in self._volumes:
+            raise exception.VolumeBackendAPIException(data=f'no source volume {source.name}')
+        self._allocate(volume, volume.size)
+        return {'provider_location': f'fake://{self.host}/{volume.name}'}
+
+    def delete_volume(self, volume):
+        self._operate('delete_volume', volume)
+        with self._lock:
+            self._volumes.pop(volume.name, None)
+
+    def extend_volume(self, volume, new_size):
+        self._operate('extend_volume', volume)
+        current = self._volumes.get(volume.name)
+        if current is None:
+            raise exception.VolumeBackendAPIException(data=f'no volume {volume.name}')
+        self._allocate(volume, new_size - current)
+
+    def create_export(self, volume, connector):
+        self._operate('create_export', volume)
+
+    def remove_export(self, volume):
+        self._operate('remove_export', volume)
+
+    def initialize_connection(self, volume, connector):
+        self._operate('initialize_connection', volume)
+        return {'driver_volume_type': 'fake',
+                'data': {'volume_id': volume.id, 'access_mode': 'rw'}}
+
+    def terminate_connection(self, volume, connector):
+        self._operate('terminate_connection', volume)
+
+    def has_volume(self, volume: base.VolumeRef) -> bool:
+        """Whether the backend holds *volume* (tests and benchmarks check with it)."""
+        return volume.name in self._volumes
+
     def get_volume_stats(self, refresh=False) -> dict:
         conf = self.configuration
         total = conf.fake_total_capacity_gb
-        allocated = sum(self._volumes.values())
+        with self._lock:
+            allocated = sum(self._volumes.values())
         thin = conf.fake_thin_provisioning
         return {
             'volume_backend_name': self.backend_name,
