@@ -120,3 +120,14 @@ def test_releases_racing_reservations_keep_usage_exact(db, conf):
         taken = sum(f.result() for f in takes)
     assert _usage_rows(db, 'r') == [('volumes', taken, 0)]
     assert taken <= 6
+
+
+def test_expired_reservations_roll_back_on_the_real_database(db, conf):
+    conf.set_override('reservation_expire', -1)
+    quota.reserve(db, None, conf=conf, project_id='e', deltas={'volumes': 2, 'gigabytes': 9})
+    conf.set_override('reservation_expire', 3600)
+    kept = quota.reserve(db, None, conf=conf, project_id='e', deltas={'volumes': 1})
+    assert quota.expire_reservations(db) == 2
+    assert _usage_rows(db, 'e') == [('gigabytes', 0, 0), ('volumes', 0, 1)]
+    quota.commit(db, None, kept)
+    assert _usage_rows(db, 'e') == [('gigabytes', 0, 0), ('volumes', 1, 0)]
