@@ -21,7 +21,7 @@ from cinderlike.db.models import (
     utcnow,
 )
 from cinderlike.states import volumes as states
-from cinderlike.states.machine import ANY
+from cinderlike.states.machine import ANY, PREVIOUS
 
 LOG = logging.getLogger(__name__)
 
@@ -178,6 +178,46 @@ def undo_begin(db, *, volume_id: str, action: str, session=None) -> bool:
             where=[*_live(volume_id, None), Volume.status == transition.in_progress])
     if count:
         LOG.info('Volume %(id)s: %(action)s undone', {'id': volume_id, 'action': action})
+    return bool(count)
+
+
+def finish(db, *, volume_id: str, action: str, error: bool = False, status: str | None = None,
+           values: dict | None = None, where=(), session=None) -> bool:
+    """The volume service settles *action*: in-progress status → on_success (on_error).
+
+    One CAS UPDATE on the in-progress status plus *where* (the caller's workers row, see
+    db/workers.py `held`), with *values* in the same UPDATE. *status* overrides the table for
+    an outcome it does not name (a busy delete returns to available, as Cinder's). False
+    when the volume has moved on meanwhile (reset, deleted, taken over): nothing is written.
+    """
+    transition = states.TRANSITIONS[action]
+    target = status or (transition.on_error if error else transition.on_success)
+    new = dict(values or {})
+    if target == PREVIOUS:
+        new['status'] = Volume.previous_status
+    elif target is not None:
+        new['status'] = target
+    with db.writer(session) as s:
+        count = conditional.update(
+            s, Volume, values=new,
+            where=[*_live(volume_id, None), Volume.status == transition.in_progress, *where])
+    if count:
+        LOG.info('Volume %(id)s: %(action)s %(outcome)s', {
+            'id': volume_id, 'action': action, 'outcome': 'failed' if error else 'finished'})
+    return bool(count)
+
+
+def unschedule(db, *, volume_id: str, where=(), session=None) -> bool:
+    """A failed create goes back to the scheduler: still `creating`, with no backend.
+
+    False when the volume is no longer `creating` (nothing is written then).
+    """
+    with db.writer(session) as s:
+        count = conditional.update(
+            s, Volume, values={'host': None, 'cluster_name': None, 'scheduled_at': utcnow()},
+            where=[*_live(volume_id, None), Volume.status == states.Status.CREATING, *where])
+    if count:
+        LOG.info('Volume %s: create rescheduled', volume_id)
     return bool(count)
 
 
