@@ -4,11 +4,12 @@ import time
 
 from oslo_log import log as logging
 
-from cinderlike import manager, rpc
+from cinderlike import exception, locks, manager, rpc
 from cinderlike.conf import volume as volume_conf
+from cinderlike.db import services as db_services
 from cinderlike.drivers import volume as volume_drivers
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
-from cinderlike.volume import periodics, rpcapi
+from cinderlike.volume import create, delete, extend, notifications, periodics, rpcapi
 
 LOG = logging.getLogger(__name__)
 
@@ -30,9 +31,12 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self.driver = driver_cls(self.configuration, host=host)
         self.initialized = False
         self._sleep = sleep
+        self.scheduler_api = scheduler_rpcapi.SchedulerAPI(conf)
         self._publisher = scheduler_rpcapi.CapabilityPublisher(
-            scheduler_rpcapi.SchedulerAPI(conf), service_name='volume', host=host,
+            self.scheduler_api, service_name='volume', host=host,
             cluster_name=self.cluster_name)
+        self.notifier = notifications.VolumeNotifier(conf, db, host=host)
+        self._service_id = None
 
     @property
     def availability_zone(self) -> str:
@@ -86,3 +90,45 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
     def publish_service_capabilities(self, context):
         """Fanout from the API side: report our capabilities to the schedulers now."""
         self._report_capabilities(context)
+
+    @property
+    def service_id(self) -> int | None:
+        """Our services row's id, which workers rows name (looked up once)."""
+        if self._service_id is None:
+            rows = db_services.get_all(self.db, host=self.host, binary=self.BINARY)
+            self._service_id = rows[0].id if rows else None
+        return self._service_id
+
+    def require_driver(self) -> None:
+        """:raises DriverNotInitialized: while init_host has not brought the driver up."""
+        if not self.initialized:
+            raise exception.DriverNotInitialized()
+
+    def create_volume(self, context, *, volume_id, request_spec, filter_properties,
+                      allow_reschedule=True):
+        """Cast from the scheduler: create a volume placed on this backend."""
+        LOG.debug('create_volume %s received on %s', volume_id, self.host)
+        create.create_volume(self, context, volume_id=volume_id, request_spec=request_spec,
+                             filter_properties=filter_properties,
+                             allow_reschedule=allow_reschedule)
+
+    def delete_volume(self, context, *, volume_id, cascade=False):
+        """Cast from the API: delete a `deleting` volume, one delete per volume at a time.
+
+        *cascade* needs no work yet: there are no snapshots to remove with the volume.
+        """
+        LOG.debug('delete_volume %s received on %s', volume_id, self.host)
+        with self.coordinator.get_lock(locks.delete_volume(volume_id)):
+            try:
+                delete.delete_volume(self, context, volume_id=volume_id)
+            except exception.VolumeNotFound:
+                LOG.info('Volume %s was already deleted', volume_id)
+
+    def extend_volume(self, context, *, volume_id, new_size, reservations):
+        """Cast from the scheduler: grow an `extending` volume to *new_size* GiB."""
+        LOG.debug('extend_volume %s to %s received on %s', volume_id, new_size, self.host)
+        try:
+            extend.extend_volume(self, context, volume_id=volume_id, new_size=new_size,
+                                 reservations=reservations)
+        except exception.VolumeNotFound:
+            LOG.warning('Volume %s to extend no longer exists', volume_id)

@@ -1,0 +1,1 @@
+"""Taskflow flows of the volume service (cinderlike-volume)."""

@@ -1,0 +1,169 @@
+"""cinderlike-volume: the create-volume flow on the backend the scheduler chose (Cinder's
+volume/flows/manager/create_volume.py): load the row, create through the driver, finish.
+
+A failing task reverts those before it; OnFailureReschedule's revert sends the volume back to
+the scheduler (other backends) or, after the last attempt, settles it `error`.
+"""
+
+import traceback
+
+from oslo_log import log as logging
+from taskflow import task
+
+from cinderlike import exception, messages
+from cinderlike.db import pools as db_pools
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
+from cinderlike.db.models import utcnow
+from cinderlike.drivers.volume import base
+from cinderlike.states.volumes import Status
+
+LOG = logging.getLogger(__name__)
+
+RESOURCE_TYPE = 'Volume'
+# Failures another backend cannot fix: the volume goes straight to `error`.
+NO_RESCHEDULE = (exception.VolumeNotFound, exception.VolumeTypeNotFound)
+
+
+def pool_of(volume) -> str | None:
+    """The pools row a volume's capacity is claimed on (its cluster's when clustered)."""
+    return volume.cluster_name or volume.host
+
+
+class ExtractVolumeRef(task.Task):
+    """Load the row, which must still be `creating`, and take its workers row."""
+
+    default_provides = ('volume', 'claim')
+
+    def execute(self, manager, volume_id):
+        with manager.db.writer() as s:
+            volume = db_volumes.get(manager.db, volume_id=volume_id, session=s)
+            if volume.status != Status.CREATING:
+                raise exception.InvalidVolume(
+                    reason=f'volume {volume_id} is {volume.status}, not creating')
+            claim = db_workers.begin(manager.db, resource_type=RESOURCE_TYPE,
+                                     resource_id=volume_id, status=Status.CREATING,
+                                     service_id=manager.service_id, session=s)
+        return volume, claim
+
+
+class OnFailureReschedule(task.Task):
+    """Nothing forward; on revert, reschedule through the scheduler or settle `error`."""
+
+    def execute(self):
+        pass
+
+    def revert(self, manager, ctx, volume, claim, request_spec, filter_properties,
+               allow_reschedule, flow_failures, **kwargs):
+        failure = next(iter(flow_failures.values()))
+        retry = filter_properties.get('retry')
+        attempts = (retry or {}).get('num_attempts', 1)
+        if (allow_reschedule and retry is not None and not failure.check(*NO_RESCHEDULE)
+                and attempts < manager.conf.scheduler_max_attempts):
+            if self._reschedule(manager, ctx, volume, claim, request_spec,
+                                filter_properties, failure):
+                return
+        self._error_out(manager, ctx, volume, claim, failure)
+
+    @staticmethod
+    def _reschedule(manager, ctx, volume, claim, request_spec, filter_properties, failure):
+        """Give the pool's claim back, clear the host and cast to the scheduler again."""
+        retry = dict(filter_properties['retry'])
+        backend = volume.host.partition('#')[0]
+        for key in ('backends', 'hosts'):
+            tried = list(retry.get(key) or [])
+            if backend not in tried:
+                tried.append(backend)
+            retry[key] = tried
+        retry['exc'] = traceback.format_exception_only(failure.exception)
+        with manager.db.writer() as s:
+            if not db_volumes.unschedule(manager.db, volume_id=volume.id,
+                                         where=[db_workers.held(claim)], session=s):
+                return False
+            db_pools.release(manager.db, pool=pool_of(volume), size_gb=volume.size, session=s)
+            db_workers.finish(manager.db, claim=claim, session=s)
+        LOG.warning('Volume %(id)s: create failed on %(host)s (attempt %(n)s); rescheduling',
+                    {'id': volume.id, 'host': volume.host, 'n': retry.get('num_attempts')})
+        manager.scheduler_api.create_volume(
+            ctx, volume_id=volume.id, request_spec=request_spec,
+            filter_properties=dict(filter_properties, retry=retry))
+        return True
+
+    @staticmethod
+    def _error_out(manager, ctx, volume, claim, failure):
+        """`error`, the claim given back (the backend holds nothing), a user message."""
+        with manager.db.writer() as s:
+            if not db_volumes.finish(manager.db, volume_id=volume.id, action='create',
+                                     error=True, where=[db_workers.held(claim)], session=s):
+                LOG.warning('Volume %s moved on while its create failed', volume.id)
+                return
+            db_pools.release(manager.db, pool=pool_of(volume), size_gb=volume.size, session=s)
+            db_workers.finish(manager.db, claim=claim, session=s)
+        LOG.error('Volume %(id)s: create failed on %(host)s: %(error)s',
+                  {'id': volume.id, 'host': volume.host, 'error': failure.exception_str})
+        messages.create(manager.db, ctx, conf=manager.conf,
+                        action=messages.Action.CREATE_VOLUME_FROM_BACKEND,
+                        resource_uuid=volume.id, detail=messages.Detail.DRIVER_FAILED_CREATE,
+                        exception=failure.exception)
+
+
+class ExtractVolumeSpec(task.Task):
+    """What the driver is asked for: a raw volume, or a clone of `source_volid`."""
+
+    default_provides = 'volume_spec'
+
+    def execute(self, manager, volume):
+        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume), 'source': None}
+        if volume.source_volid:
+            source = db_volumes.get(manager.db, volume_id=volume.source_volid)
+            spec.update(type='source_vol', source=base.VolumeRef.of(source))
+        return spec
+
+
+class NotifyCreateStart(task.Task):
+    """volume.create.start."""
+
+    def execute(self, manager, ctx, volume):
+        manager.notifier.info(ctx, volume, 'create.start')
+
+
+class CreateVolumeFromSpec(task.Task):
+    """The driver creates the volume (or the clone); on revert it frees whatever it made."""
+
+    default_provides = 'model_update'
+
+    def execute(self, manager, volume_spec):
+        manager.require_driver()
+        if volume_spec['type'] == 'source_vol':
+            update = manager.driver.create_cloned_volume(volume_spec['ref'],
+                                                         volume_spec['source'])
+        else:
+            update = manager.driver.create_volume(volume_spec['ref'])
+        return dict(update or {})
+
+    def revert(self, manager, volume_spec, result, **kwargs):
+        if not manager.initialized:
+            return
+        # NOTE(cleanup): best effort, as Cinder's reschedule: the claim is given back next,
+        # so the backend must not keep a half-made volume.
+        try:
+            manager.driver.delete_volume(volume_spec['ref'])
+        except Exception:
+            LOG.exception('Volume %s: could not clean up after a failed create',
+                          volume_spec['ref'].id)
+
+
+class CreateVolumeOnFinish(task.Task):
+    """`available` and launched_at with the driver's columns, workers row gone; create.end."""
+
+    def execute(self, manager, ctx, volume, claim, model_update):
+        values = dict(model_update, launched_at=utcnow())
+        with manager.db.writer() as s:
+            if not db_volumes.finish(manager.db, volume_id=volume.id, action='create',
+                                     values=values, where=[db_workers.held(claim)],
+                                     session=s):
+                raise exception.InvalidVolume(
+                    reason=f'volume {volume.id} left creating while the driver made it')
+            db_workers.finish(manager.db, claim=claim, session=s)
+        done = db_volumes.get(manager.db, volume_id=volume.id)
+        manager.notifier.info(ctx, done, 'create.end')

@@ -1,0 +1,109 @@
+"""volume/create.py + flows/create_volume.py: create, clone, reschedule, last attempt."""
+
+from cinderlike.drivers.volume import base
+from tests.unit.volume.conftest import (
+    HOST,
+    POOL,
+    add_volume,
+    claimed,
+    ctx,
+    event_ids,
+    notified,
+    row,
+    usage,
+    workers,
+)
+
+SPEC = {'volume_properties': {'size': 1}}
+
+
+def _create(manager, volume, *, attempts=None, allow_reschedule=True):
+    props = {}
+    if attempts is not None:
+        props['retry'] = {'num_attempts': attempts, 'backends': [HOST], 'hosts': [HOST]}
+    return manager.create_volume(ctx(), volume_id=volume.id, request_spec=SPEC,
+                                 filter_properties=props, allow_reschedule=allow_reschedule)
+
+
+def test_create_makes_the_volume_available(manager, db):
+    volume = add_volume(db, size=2)
+    _create(manager, volume, attempts=1)
+    done = row(db, volume.id)
+    assert done.status == 'available' and done.launched_at is not None
+    assert done.provider_location == f'fake://{HOST}/volume-{volume.id}'
+    assert manager.driver.has_volume(base.VolumeRef.of(done))
+    assert workers(db) == [] and claimed(db) == 2
+    assert notified() == ['volume.create.start', 'volume.create.end']
+    assert manager.scheduler_api.casts == [] and event_ids(db) == []
+
+
+def test_clone_copies_the_source_on_this_backend(manager, db):
+    source = add_volume(db, size=1)
+    _create(manager, source)
+    clone = add_volume(db, size=3, source_volid=source.id)
+    _create(manager, clone)
+    assert row(db, clone.id).status == 'available'
+    assert manager.driver.get_volume_stats()['pools'][0]['allocated_capacity_gb'] == 4
+
+
+def test_driver_failure_reschedules_with_the_tried_backend(manager, db, conf):
+    conf.set_override('fake_fail', ['create_volume'], group='lvm')
+    volume = add_volume(db, size=2)
+    _create(manager, volume, attempts=1)
+    left = row(db, volume.id)
+    assert (left.status, left.host, left.cluster_name) == ('creating', None, None)
+    assert left.scheduled_at is not None
+    [(method, cast)] = manager.scheduler_api.casts
+    assert method == 'create_volume' and cast['volume_id'] == volume.id
+    assert cast['request_spec'] == SPEC
+    retry = cast['filter_properties']['retry']
+    assert retry['backends'] == [HOST] and retry['num_attempts'] == 1
+    assert 'injected failure of create_volume' in ''.join(retry['exc'])
+    # the pool's claim went back; the quota stays with the volume
+    assert claimed(db) == 0 and usage(db, 'gigabytes') == (2, 0)
+    assert workers(db) == [] and event_ids(db) == []
+
+
+def test_a_backend_missing_from_the_retry_list_is_added(manager, db, conf):
+    conf.set_override('fake_fail', ['create_volume'], group='lvm')
+    volume = add_volume(db)
+    manager.create_volume(ctx(), volume_id=volume.id, request_spec=SPEC,
+                          filter_properties={'retry': {'num_attempts': 1, 'backends': ['x@y']}})
+    retry = manager.scheduler_api.casts[0][1]['filter_properties']['retry']
+    assert retry['backends'] == ['x@y', HOST] and retry['hosts'] == [HOST]
+
+
+def test_last_attempt_ends_in_error_with_a_user_message(manager, db, conf):
+    conf.set_override('fake_fail', ['create_volume'], group='lvm')
+    volume = add_volume(db, size=2)
+    _create(manager, volume, attempts=3)
+    assert row(db, volume.id).status == 'error'
+    assert row(db, volume.id).host == POOL
+    assert manager.scheduler_api.casts == []
+    assert event_ids(db) == ['VOLUME_VOLUME_008_012']
+    assert claimed(db) == 0 and workers(db) == []
+    assert notified() == ['volume.create.start']
+
+
+def test_no_retry_info_or_reschedule_disallowed_means_error(manager, db, conf):
+    conf.set_override('fake_fail', ['create_volume'], group='lvm')
+    first, second = add_volume(db), add_volume(db)
+    _create(manager, first)
+    _create(manager, second, attempts=1, allow_reschedule=False)
+    assert row(db, first.id).status == row(db, second.id).status == 'error'
+    assert manager.scheduler_api.casts == []
+
+
+def test_uninitialised_driver_is_a_driver_not_initialised_message(manager, db):
+    manager.initialized = False
+    volume = add_volume(db)
+    _create(manager, volume, attempts=3)
+    assert row(db, volume.id).status == 'error'
+    assert event_ids(db) == ['VOLUME_VOLUME_008_002']
+
+
+def test_volume_no_longer_creating_is_left_alone(manager, db):
+    volume = add_volume(db, status='deleting')
+    _create(manager, volume, attempts=1)
+    assert row(db, volume.id).status == 'deleting'
+    assert workers(db) == [] and manager.scheduler_api.casts == []
