@@ -13,12 +13,13 @@ from cinderlike.conf import (
     messages,
     quota,
     rpc,
+    scheduler,
     scheduler_filters,
     volume,
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages)
+            quota, messages, scheduler)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -185,16 +185,6 @@ class BackendState:
     def backend_id(self) -> str:
         return self.cluster_name or self.host
 
-    def supersedes(self, other: 'BackendState | None') -> bool:
-        """True when this report is newer than *other* (sequence first, then time)."""
-        if other is None:
-            return True
-        if self.seq is not None and other.seq is not None:
-            return self.seq > other.seq
-        if self.updated_at is not None and other.updated_at is not None:
-            return self.updated_at >= other.updated_at
-        return True
-
     @classmethod
     def from_report(cls, host, report, *, cluster_name=None, availability_zone=None,
                     updated_at=None, seq=None, default_ratio='20.0'):

@@ -1,60 +1,26 @@
-"""Scheduler manager (cinderlike-scheduler): RPC endpoint fed by services' capability reports."""
+"""Scheduler manager (cinderlike-scheduler): places volumes, fed by services' capability reports.
 
-import dataclasses
+Stateless apart from the reports it caches: what pools have promised lives in the database,
+so any number of schedulers may run side by side.
+"""
+
 import datetime
-import threading
 
 from oslo_log import log as logging
 
-from cinderlike import manager, rpc
+from cinderlike import exception, manager, messages, quota, rpc
 from cinderlike.backup import rpcapi as backup_rpcapi
-from cinderlike.scheduler import rpcapi
+from cinderlike.db import placements
+from cinderlike.db import pools as db_pools
+from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
+from cinderlike.periodic import periodic
+from cinderlike.scheduler import filter_scheduler, host_manager, rpcapi
+from cinderlike.scheduler import request as request_mod
+from cinderlike.scheduler.flows import create_volume
 from cinderlike.volume import rpcapi as volume_rpcapi
 
 LOG = logging.getLogger(__name__)
-
-
-@dataclasses.dataclass(frozen=True)
-class CapabilityReport:
-    """One service's report as received: what it said, when it gathered it, in what order."""
-
-    service_name: str
-    host: str
-    cluster_name: str | None
-    capabilities: dict
-    timestamp: datetime.datetime
-    sequence: int
-    incarnation: str
-
-    def newer_than(self, other: 'CapabilityReport | None') -> bool:
-        """Within one reporting process the sequence decides (immune to clock steps);
-        a restarted process starts its sequence again, so across processes time decides."""
-        if other is None:
-            return True
-        if self.incarnation == other.incarnation:
-            return self.sequence > other.sequence
-        return self.timestamp > other.timestamp
-
-
-class CapabilityReports:
-    """The newest report per (service_name, host); older or replayed reports are dropped."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._reports: dict[tuple[str, str], CapabilityReport] = {}
-
-    def update(self, report: CapabilityReport) -> bool:
-        """Keep *report* if it is newer than the one held; True when kept."""
-        key = (report.service_name, report.host)
-        with self._lock:
-            if not report.newer_than(self._reports.get(key)):
-                return False
-            self._reports[key] = report
-            return True
-
-    def get(self, service_name: str, host: str) -> CapabilityReport | None:
-        with self._lock:
-            return self._reports.get((service_name, host))
 
 
 class SchedulerManager(manager.Manager):
@@ -66,7 +32,22 @@ class SchedulerManager(manager.Manager):
 
     def __init__(self, conf, *, host, db, coordinator=None):
         super().__init__(conf, host=host, db=db, coordinator=coordinator)
-        self.capabilities = CapabilityReports()
+        self.host_manager = host_manager.HostManager(conf, db)
+        self.filter_scheduler = filter_scheduler.FilterScheduler.from_conf(
+            conf, volume_locations=self._volume_locations, volume_counts=self._volume_counts)
+        self.volume_api = volume_rpcapi.VolumeAPI(conf)
+        self.notifier = rpc.get_notifier(conf, publisher_id=f'scheduler.{host}')
+
+    @property
+    def capabilities(self) -> host_manager.HostManager:
+        """The reports held, by (service name, host)."""
+        return self.host_manager
+
+    def _volume_locations(self, context, ids):
+        return placements.locations(self.db, volume_ids=list(ids))
+
+    def _volume_counts(self, context, volume_hosts):
+        return placements.counts(self.db, hosts=volume_hosts)
 
     def init_host_with_rpc(self, context):
         """A scheduler that starts after the services asks them to report now (as Cinder's)."""
@@ -74,15 +55,91 @@ class SchedulerManager(manager.Manager):
         backup_rpcapi.BackupAPI(self.conf).publish_service_capabilities(context)
 
     def update_service_capabilities(self, context, *, service_name, host, capabilities,
-                                    cluster_name, timestamp, sequence, incarnation):
+                                    cluster_name, timestamp, sequence):
         """Fanout from a volume or backup service: keep its report unless we hold a newer one."""
-        report = CapabilityReport(
+        report = host_manager.CapabilityReport(
             service_name=service_name, host=host, cluster_name=cluster_name,
             capabilities=capabilities, timestamp=datetime.datetime.fromisoformat(timestamp),
-            sequence=sequence, incarnation=incarnation)
-        if self.capabilities.update(report):
-            LOG.debug('Received %s capabilities from %s (sequence %s)',
-                      service_name, host, sequence)
-        else:
-            LOG.debug('Ignoring %s capabilities from %s: sequence %s is older than held',
-                      service_name, host, sequence)
+            sequence=sequence)
+        kept = self.host_manager.update(report)
+        LOG.debug('%(verb)s %(service)s capabilities from %(host)s (sequence %(seq)s)',
+                  {'verb': 'Received' if kept else 'Ignoring older', 'service': service_name,
+                   'host': host, 'seq': sequence})
+
+    def create_volume(self, context, *, volume_id, request_spec, filter_properties):
+        """Place a `creating` volume on a pool with a capacity claim and hand it over."""
+        self.host_manager.wait_for_reports()
+        create_volume.run(context, self, volume_id=volume_id, request_spec=request_spec,
+                          filter_properties=filter_properties)
+
+    def extend_volume(self, context, *, volume_id, new_size, reservations, request_spec):
+        """Re-check the volume's own pool, claim the difference, then cast the extend."""
+        self.host_manager.wait_for_reports()
+        volume = db_volumes.get(self.db, volume_id=volume_id)
+        pool_name = volume.cluster_name or volume.host
+        delta = new_size - volume.size
+        try:
+            pool = self.filter_scheduler.backend_passes_filters(
+                self.host_manager.pools(fresh_claims=True), pool_name, request_spec,
+                {'new_size': new_size}, context)
+            if not db_pools.claim(self.db, pool=pool_name, size_gb=delta,
+                                  max_gb=create_volume.thick_ceiling(pool, request_spec)):
+                raise exception.NoValidBackend(
+                    reason=f'Cannot place volume {volume_id} on {pool_name}.')
+        except exception.NoValidBackend as error:
+            self._extend_failed(context, volume, reservations, request_spec, error)
+            return
+        self.host_manager.consumed(pool, delta)
+        self.volume_api.extend_volume(context, volume_id=volume_id, host=volume.host,
+                                      new_size=new_size, reservations=reservations,
+                                      cluster_name=volume.cluster_name)
+
+    def _extend_failed(self, context, volume, reservations, request_spec, error):
+        LOG.warning('Cannot extend volume %(id)s: %(error)s', {'id': volume.id, 'error': error})
+        quota.rollback(self.db, context, reservations)
+        db_volumes.undo_begin(self.db, volume_id=volume.id, action='extend')
+        create_volume.notify_error(self.notifier, context, method='extend_volume',
+                                   volume_id=volume.id, request_spec=request_spec,
+                                   status=volume.previous_status, reason=error)
+        messages.create(self.db, context, conf=self.conf,
+                        action=messages.Action.EXTEND_VOLUME, resource_uuid=volume.id,
+                        exception=error)
+
+    def get_pools(self, context, *, filters=None):
+        """Cinder's get_pools: each live pool with its capabilities; allocated and
+        provisioned capacity are the database's claims (the same from every scheduler)."""
+        self.host_manager.wait_for_reports()
+        filters = dict(filters or {})
+        pools = self.host_manager.pools(fresh_claims=True)
+        type_ref = filters.pop('volume_type', None)
+        if type_ref:
+            pools = self._pools_for_type(context, pools, type_ref)
+        return host_manager.describe_pools(pools, filters)
+
+    def _pools_for_type(self, context, pools, type_ref):
+        """The pools the filters accept for a volume of that type (any size fits)."""
+        vtype = db_types.get_by_name_or_id(self.db, ctx_project_id=context.project_id,
+                                           is_admin=context.is_admin, name_or_id=type_ref)
+        spec = {'id': vtype.id, 'name': vtype.name, 'extra_specs': dict(vtype.extra_specs)}
+        request = request_mod.PlacementRequest.build(
+            {'volume_type': spec, 'volume_properties': {'size': 0}},
+            {'volume_type': spec, 'resource_type': spec, 'size': 0})
+        return self.filter_scheduler.filter_pools(pools, request)
+
+    @periodic(spacing_opt='message_reap_interval')
+    def _clean_expired_messages(self, context):
+        messages.purge_expired(self.db)
+
+    @periodic(spacing_opt='reservation_clean_interval')
+    def _clean_expired_reservation(self, context):
+        quota.expire_reservations(self.db)
+
+    @periodic(spacing_opt='capacity_check_interval')
+    def _check_capacity_drift(self, context):
+        """Log every pool whose claim differs from its live volumes (cinderlike-manage
+        capacity check --fix repairs it)."""
+        for item in db_pools.drift(self.db):
+            LOG.warning('Capacity drift on pool %(pool)s: %(claimed)s GB claimed, '
+                        '%(volumes)s GB of live volumes', {
+                            'pool': item.pool, 'claimed': item.claimed_gb,
+                            'volumes': item.volumes_gb})

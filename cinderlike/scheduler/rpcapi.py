@@ -3,12 +3,15 @@
 import datetime
 import itertools
 import threading
-import uuid
+import time
 
 from cinderlike import rpc
 from cinderlike.db.models import utcnow
 
-RPC_API_VERSION = '1.1'
+RPC_API_VERSION = '1.2'
+
+# A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
+SEQUENCE_SHIFT = 31
 
 
 class SchedulerAPI:
@@ -17,9 +20,10 @@ class SchedulerAPI:
     API version history:
 
         1.0 - update_service_capabilities (fanout; carries the report's gathered-at
-              timestamp, sequence number and reporter incarnation so schedulers keep the
-              newest report per backend)
+              timestamp and sequence number so schedulers keep the newest report per
+              backend)
         1.1 - create_volume, extend_volume (volume id, JSON-safe request_spec)
+        1.2 - get_pools (call; allocated/provisioned capacity from the database)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -28,12 +32,12 @@ class SchedulerAPI:
         self.client = rpc.get_client(conf, topic=rpc.SCHEDULER_TOPIC, version=RPC_API_VERSION)
 
     def update_service_capabilities(self, ctxt, *, service_name, host, capabilities,
-                                    cluster_name, timestamp, sequence, incarnation):
+                                    cluster_name, timestamp, sequence):
         """Fanout: every scheduler learns this service's capabilities."""
         cctxt = self.client.prepare(fanout=True, version='1.0')
         cctxt.cast(ctxt, 'update_service_capabilities', service_name=service_name, host=host,
                    capabilities=capabilities, cluster_name=cluster_name, timestamp=timestamp,
-                   sequence=sequence, incarnation=incarnation)
+                   sequence=sequence)
 
     def create_volume(self, ctxt, *, volume_id, request_spec, filter_properties):
         """Place the new volume `creating` on a backend and hand it to that backend."""
@@ -48,33 +52,46 @@ class SchedulerAPI:
                    reservations=reservations, request_spec=request_spec)
 
 
+    def get_pools(self, ctxt, *, filters=None):
+        """[{'name': 'backend#pool', 'capabilities': {...}}] of the live pools (a call)."""
+        cctxt = self.client.prepare(version='1.2')
+        return cctxt.call(ctxt, 'get_pools', filters=filters)
+
+
 class CapabilityPublisher:
     """Gathers and sends one service's capability reports in one step, stamped in order.
 
-    The lock makes gather order equal send order, so a report that was gathered later
-    always carries the higher sequence number; the incarnation tells a restarted process
-    (whose sequence starts again at 1) from the one before it.
+    The lock makes gather order equal send order. The sequence number starts at
+    (start second << SEQUENCE_SHIFT) + 1 and counts up: within a process it orders reports
+    whatever the clock does, and a restarted process (a later start second) continues above
+    the one before it, so one comparison (db/pools.py `supersedes`) serves both cases.
     """
 
     def __init__(self, scheduler_api, *, service_name, host, cluster_name=None,
-                 clock=utcnow):
+                 clock=utcnow, start_time=time.time):
         self._api = scheduler_api
         self._service_name = service_name
         self._host = host
         self._cluster_name = cluster_name
         self._clock = clock
-        self._incarnation = uuid.uuid4().hex
-        self._sequence = itertools.count(1)
+        self._sequence = itertools.count((int(start_time()) << SEQUENCE_SHIFT) + 1)
         self._lock = threading.Lock()
 
-    def publish(self, ctxt, gather) -> dict:
-        """Call gather() for the capabilities and fan them out; returns what was sent."""
+    def publish(self, ctxt, gather, record=None) -> dict:
+        """Call gather() for the capabilities and fan them out; returns what was sent.
+
+        *record(capabilities, sequence=, gathered_at=)* runs between the two, under the same
+        sequence number (a volume service writes its pools' limits to the database there);
+        when it raises, nothing is sent.
+        """
         with self._lock:
             capabilities = gather()
             timestamp: datetime.datetime = self._clock()
+            sequence = next(self._sequence)
+            if record is not None:
+                record(capabilities, sequence=sequence, gathered_at=timestamp)
             self._api.update_service_capabilities(
                 ctxt, service_name=self._service_name, host=self._host,
                 capabilities=capabilities, cluster_name=self._cluster_name,
-                timestamp=timestamp.isoformat(), sequence=next(self._sequence),
-                incarnation=self._incarnation)
+                timestamp=timestamp.isoformat(), sequence=sequence)
             return capabilities

@@ -1,16 +1,23 @@
-"""Periodic work of a volume service (cinderlike-volume): capability reports to the schedulers."""
+"""Periodic work of a volume service (cinderlike-volume): capability reports to the schedulers.
+
+Each report is gathered, written to the pools rows (limits only) and fanned out in one step,
+under one sequence number.
+"""
 
 import copy
 
 from oslo_log import log as logging
 
+from cinderlike.db import pools as db_pools
 from cinderlike.periodic import periodic
+from cinderlike.scheduler import backend_state, capacity
 
 LOG = logging.getLogger(__name__)
 
 
 class VolumePeriodics:
-    """Mixed into VolumeManager, which provides driver, initialized, host and _publisher."""
+    """Mixed into VolumeManager, which provides driver, initialized, host, cluster_name, db,
+    configuration and _publisher."""
 
     @periodic(spacing_opt='backend_stats_polling_interval')
     def _periodic_report_capabilities(self, context):
@@ -21,7 +28,7 @@ class VolumePeriodics:
         if not self.initialized:
             LOG.warning('Update driver status failed: backend %s is uninitialized.', self.host)
             return None
-        return self._publisher.publish(context, self._gather_capabilities)
+        return self._publisher.publish(context, self._gather_capabilities, self._record_pools)
 
     def _gather_capabilities(self) -> dict:
         # NOTE(stats): a copy, so a driver that keeps and mutates its stats dict cannot
@@ -30,3 +37,33 @@ class VolumePeriodics:
         stats.setdefault('volume_backend_name', self.driver.backend_name)
         stats['backend_state'] = 'up'
         return stats
+
+    def _record_pools(self, capabilities, *, sequence, gathered_at):
+        """Store this report's pool limits, so every scheduler's claims have a ceiling."""
+        backend = backend_state.BackendState.from_report(
+            self.host, capabilities, cluster_name=self.cluster_name,
+            default_ratio=self.configuration.max_over_subscription_ratio)
+        db_pools.record_report(
+            self.db, backend=self.host, cluster_name=self.cluster_name,
+            pools=[pool_limits(pool) for pool in backend.pools.values()], seq=sequence,
+            gathered_at=gathered_at)
+
+
+def _finite(value):
+    return None if value is None or capacity.is_unlimited(value) else float(value)
+
+
+def pool_limits(pool: backend_state.PoolState) -> dict:
+    """What the pools row keeps of a reported pool; `capacity_limit_gb` is CapacityFilter's
+    ceiling (thin when the pool supports it), NULL when the pool is not limited."""
+    ratio = pool.capabilities.get('max_over_subscription_ratio')
+    return {
+        'name': pool.backend_id,
+        'total_capacity_gb': _finite(pool.total_capacity_gb),
+        'free_capacity_gb': _finite(pool.free_capacity_gb),
+        'reserved_percentage': int(pool.reserved_percentage or 0),
+        'thin_provisioning': pool.thin_provisioning_support,
+        'max_over_subscription_ratio': str(ratio if ratio is not None
+                                           else pool.max_over_subscription_ratio),
+        'capacity_limit_gb': pool.limit_gb(True),
+    }

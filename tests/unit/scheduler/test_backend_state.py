@@ -84,19 +84,6 @@ def test_consume_counts_a_placement_until_the_next_report():
     assert p.updated_at == NOW and q.free_capacity_gb == 'infinite'
 
 
-@pytest.mark.parametrize('new, old, expected', [
-    (dict(seq=2), dict(seq=1), True),
-    (dict(seq=1), dict(seq=2), False),
-    (dict(seq=1), dict(seq=1), False),
-    (dict(updated_at=NOW), dict(updated_at=NOW - datetime.timedelta(seconds=1)), True),
-    (dict(updated_at=NOW - datetime.timedelta(seconds=1)), dict(updated_at=NOW), False),
-])
-def test_supersedes_prefers_sequence_then_time(new, old, expected):
-    make = lambda kw: BackendState.from_report('n@b', {}, **kw)  # noqa: E731
-    assert make(new).supersedes(make(old)) is expected
-    assert make(new).supersedes(None)
-
-
 def test_stats_namespace_and_protocol_variants():
     pool = BackendState.from_report('n@b', _report(total_capacity_gb=3)).pools['lvm']
     stats = pool.stats()

@@ -1,4 +1,4 @@
-"""scheduler/manager.py: capability reports arrive by fanout and the newest per backend wins."""
+"""scheduler/manager.py: reports by fanout, placement with DB claims, extend, get_pools."""
 
 import datetime
 
@@ -6,22 +6,43 @@ import pytest
 
 from cinderlike import context, service
 from cinderlike.backup import manager as backup_manager
+from cinderlike.db import messages as db_messages
+from cinderlike.db import pools as db_pools
+from cinderlike.db import services as db_services
+from cinderlike.db import volumes as db_volumes
 from cinderlike.scheduler import manager as scheduler_manager
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from tests.fixtures import daemons
+from tests.unit.scheduler import placing
 
-T0 = datetime.datetime(2026, 1, 1, 12, 0, 0)
+T0 = placing.T0
+SHIFT = scheduler_rpcapi.SEQUENCE_SHIFT
 
 
-def _report(seq, *, at=T0, incarnation='a', free=100, host='node1@lvm'):
+def _report(seq, *, at=T0, free=100, host='node1@lvm'):
     return dict(service_name='volume', host=host, cluster_name=None,
                 capabilities={'free_capacity_gb': free}, timestamp=at.isoformat(),
-                sequence=seq, incarnation=incarnation)
+                sequence=seq)
 
 
 @pytest.fixture
-def manager():
-    return scheduler_manager.SchedulerManager(daemons.make_conf(), host='s1', db=None)
+def db():
+    return daemons.make_db()
+
+
+@pytest.fixture
+def manager(db):
+    mgr = scheduler_manager.SchedulerManager(
+        daemons.make_conf(scheduler_driver_init_wait_time=1), host='s1', db=db)
+    mgr.volume_api = placing.Recorder()
+    mgr.notifier = placing.Recorder()
+    yield mgr
+    daemons.close_transports()
+
+
+@pytest.fixture
+def ctxt():
+    return context.RequestContext(user_id='u1', project_id='p1')
 
 
 def _held(manager, host='node1@lvm'):
@@ -29,39 +50,156 @@ def _held(manager, host='node1@lvm'):
 
 
 def test_a_report_with_a_higher_sequence_replaces_the_held_one(manager):
-    ctxt = context.get_admin_context()
-    manager.update_service_capabilities(ctxt, **_report(1, free=100))
-    manager.update_service_capabilities(ctxt, **_report(2, free=90))
+    manager.update_service_capabilities(None, **_report(1, free=100))
+    manager.update_service_capabilities(None, **_report(2, free=90))
     assert _held(manager) == 90
 
 
-def test_an_older_sequence_from_the_same_process_is_ignored(manager):
-    ctxt = context.get_admin_context()
+def test_an_older_sequence_is_ignored_whatever_its_timestamp(manager):
     later = T0 + datetime.timedelta(seconds=30)
-    manager.update_service_capabilities(ctxt, **_report(5, free=50))
+    manager.update_service_capabilities(None, **_report(5, free=50))
     # delivered late, and stamped by a clock that has since jumped forward: still older
-    manager.update_service_capabilities(ctxt, **_report(4, at=later, free=80))
-    manager.update_service_capabilities(ctxt, **_report(5, free=70))
+    manager.update_service_capabilities(None, **_report(4, at=later, free=80))
+    manager.update_service_capabilities(None, **_report(5, free=70))
     assert _held(manager) == 50
 
 
-def test_a_restarted_process_wins_by_timestamp_despite_a_lower_sequence(manager):
-    ctxt = context.get_admin_context()
-    manager.update_service_capabilities(ctxt, **_report(40, free=50))
-    restart = T0 + datetime.timedelta(seconds=5)
-    manager.update_service_capabilities(ctxt, **_report(1, at=restart, incarnation='b',
-                                                        free=70))
-    assert _held(manager) == 70
-    # a straggler from the dead process is older than what we hold now
-    manager.update_service_capabilities(ctxt, **_report(41, at=T0, free=10))
+def test_a_restarted_publisher_continues_above_the_old_sequence(manager):
+    old = scheduler_rpcapi.CapabilityPublisher(None, service_name='volume', host='h',
+                                               start_time=lambda: 1000)
+    new = scheduler_rpcapi.CapabilityPublisher(None, service_name='volume', host='h',
+                                               start_time=lambda: 1001)
+    old_seqs = [next(old._sequence) for _ in range(50)]
+    assert next(new._sequence) > old_seqs[-1]
+    manager.update_service_capabilities(None, **_report(old_seqs[-1], free=50))
+    manager.update_service_capabilities(None, **_report((1001 << SHIFT) + 1, free=70))
+    manager.update_service_capabilities(None, **_report(old_seqs[-2], free=10))
     assert _held(manager) == 70
 
 
 def test_reports_are_kept_per_backend(manager):
-    ctxt = context.get_admin_context()
-    manager.update_service_capabilities(ctxt, **_report(3, host='node1@a', free=1))
-    manager.update_service_capabilities(ctxt, **_report(1, host='node1@b', free=2))
+    manager.update_service_capabilities(None, **_report(3, host='node1@a', free=1))
+    manager.update_service_capabilities(None, **_report(1, host='node1@b', free=2))
     assert (_held(manager, 'node1@a'), _held(manager, 'node1@b')) == (1, 2)
+
+
+def test_create_places_on_the_best_pool_claims_and_casts(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    placing.add_backend(db, manager, 'n2@lvm', total=500)
+    volume_id = placing.add_volume(db, size=10)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={})
+    volume = db_volumes.get(db, volume_id=volume_id)
+    assert volume.host == 'n2@lvm#pool1' and volume.scheduled_at is not None
+    claims = db_pools.claims(db)
+    assert claims['n2@lvm#pool1'] == (10, 10) and claims['n1@lvm#pool1'] == (0, 0)
+    (name, _, kwargs), = manager.volume_api.calls
+    assert name == 'create_volume' and kwargs['host'] == 'n2@lvm#pool1'
+    assert kwargs['filter_properties']['retry'] == {
+        'num_attempts': 1, 'backends': ['n2@lvm#pool1'], 'hosts': ['n2@lvm#pool1']}
+    assert db_pools.drift(db) == []
+
+
+def test_a_failed_claim_falls_through_to_the_next_candidate(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    placing.add_backend(db, manager, 'n2@lvm', total=500)
+    # another scheduler filled the best pool since this one last read the claims
+    manager.host_manager.pools()
+    assert db_pools.claim(db, pool='n2@lvm#pool1', size_gb=495)
+    volume_id = placing.add_volume(db, size=10)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={})
+    assert db_volumes.get(db, volume_id=volume_id).host == 'n1@lvm#pool1'
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (10, 10)
+
+
+def test_no_valid_backend_errors_the_volume_with_message_and_notification(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=200)
+    request_spec = placing.spec(volume_id, size=200)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=request_spec,
+                          filter_properties={})
+    volume = db_volumes.get(db, volume_id=volume_id)
+    assert (volume.status, volume.host) == ('error', None)
+    message, = db_messages.get_all(db, project_id='p1')
+    assert (message.event_id, message.resource_uuid) == ('VOLUME_VOLUME_001_003', volume_id)
+    (name, (_, event, payload), _), = manager.notifier.calls
+    assert (name, event) == ('error', 'scheduler.create_volume')
+    assert payload['volume_id'] == volume_id and payload['method'] == 'create_volume'
+    assert payload['state'] == {'volume_state': {'status': 'error'}}
+    assert payload['request_spec'] == request_spec and 'No valid backend' in payload['reason']
+    assert manager.volume_api.calls == [] and db_pools.claims(db)['n1@lvm#pool1'] == (0, 0)
+
+
+def test_a_down_or_disabled_service_gets_nothing(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    db_services.set_disabled(db, host='n1@lvm', binary='cinder-volume', disabled=True,
+                             reason='test')
+    manager.host_manager._services.get(fresh=True)
+    assert manager.host_manager.pools() == []
+
+
+def test_a_volume_deleted_before_placement_is_not_placed(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10)
+    db_volumes.destroy(db, volume_id=volume_id)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={})
+    assert manager.volume_api.calls == [] and db_pools.claims(db)['n1@lvm#pool1'] == (0, 0)
+
+
+def _extending_volume(db, size=10):
+    volume_id = placing.add_volume(db, size=size, status='available', host='n1@lvm#pool1')
+    assert db_pools.claim(db, pool='n1@lvm#pool1', size_gb=size)
+    db_volumes.begin(db, volume_id=volume_id, action='extend')
+    return volume_id
+
+
+def test_extend_claims_the_difference_and_casts(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = _extending_volume(db)
+    manager.extend_volume(ctxt, volume_id=volume_id, new_size=30, reservations=['r1'],
+                          request_spec=placing.spec(volume_id))
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (30, 30)
+    (name, _, kwargs), = manager.volume_api.calls
+    assert (name, kwargs['new_size'], kwargs['host']) == ('extend_volume', 30, 'n1@lvm#pool1')
+
+
+def test_extend_beyond_the_pool_restores_the_volume(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = _extending_volume(db)
+    manager.extend_volume(ctxt, volume_id=volume_id, new_size=200, reservations=[],
+                          request_spec=placing.spec(volume_id))
+    assert db_volumes.get(db, volume_id=volume_id).status == 'available'
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (10, 10)
+    message, = db_messages.get_all(db, project_id='p1')
+    assert message.event_id == 'VOLUME_VOLUME_007_003'
+    (_, (_, event, payload), _), = manager.notifier.calls
+    assert event == 'scheduler.extend_volume'
+    assert payload['state'] == {'volume_state': {'status': 'available'}}
+    assert manager.volume_api.calls == []
+
+
+def test_get_pools_shows_the_database_claims_and_filters(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    placing.add_backend(db, manager, 'n2@lvm', total=100, thin=True, ratio='2.0')
+    db_pools.claim(db, pool='n1@lvm#pool1', size_gb=40)
+    pools = manager.get_pools(ctxt)
+    assert [p['name'] for p in pools] == ['n1@lvm#pool1', 'n2@lvm#pool1']
+    caps = pools[0]['capabilities']
+    assert (caps['allocated_capacity_gb'], caps['provisioned_capacity_gb']) == (40, 40)
+    thin = manager.get_pools(ctxt, filters={'thin_provisioning_support': 'true'})
+    assert [p['name'] for p in thin] == ['n2@lvm#pool1']
+    assert manager.get_pools(ctxt, filters={'name': 'n1@lvm#pool1'})[0]['name'] == \
+        'n1@lvm#pool1'
+
+
+def test_drift_check_logs_without_repairing(manager, db, caplog):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    db_pools.claim(db, pool='n1@lvm#pool1', size_gb=5)
+    manager._check_capacity_drift(None)
+    assert 'Capacity drift on pool n1@lvm#pool1' in caplog.text
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (5, 5)
 
 
 def test_publisher_reports_reach_every_scheduler_by_fanout_in_order():
@@ -81,7 +219,6 @@ def test_publisher_reports_reach_every_scheduler_by_fanout_in_order():
         for svc in schedulers:
             daemons.wait_for(lambda svc=svc: svc.manager.capabilities.get('volume', 'node1@lvm')
                              and _held(svc.manager) == 80)
-            assert svc.manager.capabilities.get('volume', 'node1@lvm').sequence == 3
     finally:
         for svc in schedulers:
             svc.stop()

@@ -1,0 +1,83 @@
+"""The scheduler's writes to a volume row: place it on a pool with its claim, or give up on it.
+
+Claim and placement share one transaction, so a committed claim always has its volume on the
+pool (the capacity check's invariant) and a volume deleted meanwhile keeps no claim.
+"""
+
+import enum
+
+import sqlalchemy as sa
+from oslo_log import log as logging
+
+from cinderlike.db import conditional
+from cinderlike.db import pools as db_pools
+from cinderlike.db.models import Volume, utcnow
+from cinderlike.states import volumes as states
+
+LOG = logging.getLogger(__name__)
+
+
+class Placed(enum.Enum):
+    PLACED = 'placed'
+    FULL = 'full'          # the claim failed: try the next pool
+    GONE = 'gone'          # the volume is no longer `creating` and unplaced: stop
+
+
+class _Gone(Exception):
+    """Rolls back the claim when the volume row moved on."""
+
+
+def _unplaced(volume_id: str):
+    return [Volume.id == volume_id, Volume.deleted.is_(False),
+            Volume.status == states.Status.CREATING, Volume.host.is_(None)]
+
+
+def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
+                 cluster_name: str | None, max_gb: float | None = None) -> Placed:
+    """Claim *size_gb* on *pool* and set the volume's host/cluster_name, all or nothing.
+
+    The volume must still be `creating` with no host (a duplicate or late cast places
+    nothing twice).
+    """
+    try:
+        with db.writer() as s:
+            if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s):
+                return Placed.FULL
+            if not conditional.update(
+                    s, Volume, where=_unplaced(volume_id),
+                    values={'host': host, 'cluster_name': cluster_name,
+                            'scheduled_at': utcnow()}):
+                raise _Gone()
+    except _Gone:
+        LOG.info('Volume %s is no longer waiting for a backend; not placed', volume_id)
+        return Placed.GONE
+    LOG.info('Volume %(id)s placed on %(host)s', {'id': volume_id, 'host': host})
+    return Placed.PLACED
+
+
+def fail_unplaced(db, *, volume_id: str) -> bool:
+    """`creating` → `error` for a volume no backend could take; False if it moved on."""
+    with db.writer() as s:
+        count = conditional.update(s, Volume, where=_unplaced(volume_id),
+                                   values={'status': states.Status.ERROR})
+    if count:
+        LOG.info('Volume %s: create failed, status error', volume_id)
+    return bool(count)
+
+
+
+def locations(db, *, volume_ids: list[str]) -> list[tuple[str | None, str | None]]:
+    """(host, cluster_name) of those live volumes (Same/DifferentBackendFilter)."""
+    with db.reader() as s:
+        return [tuple(row) for row in s.execute(
+            sa.select(Volume.host, Volume.cluster_name)
+            .where(Volume.id.in_(volume_ids), Volume.deleted.is_(False)))]
+
+
+def counts(db, *, hosts: list[str]) -> dict[str, int]:
+    """{'host@backend#pool': live volumes there} for *hosts* (VolumeNumberWeigher), one query."""
+    with db.reader() as s:
+        return dict(s.execute(
+            sa.select(Volume.host, sa.func.count())
+            .where(Volume.host.in_(hosts), Volume.deleted.is_(False))
+            .group_by(Volume.host)).all())

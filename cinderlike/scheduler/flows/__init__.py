@@ -1,0 +1,1 @@
+"""cinderlike-scheduler: taskflow flows of scheduler requests."""

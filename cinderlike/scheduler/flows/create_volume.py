@@ -1,0 +1,114 @@
+"""cinderlike-scheduler's create_volume flow: request spec → place with a claim → cast.
+
+Candidates come best first from the filter scheduler; the first pool whose database claim
+succeeds gets the volume. No candidate left means NoValidBackend: the volume goes to `error`
+with a user message and a `scheduler.create_volume` error notification.
+"""
+
+import copy
+
+from oslo_log import log as logging
+from taskflow import engines, task
+from taskflow.patterns import linear_flow
+
+from cinderlike import exception, messages
+from cinderlike.db import placements
+from cinderlike.scheduler import capacity
+
+LOG = logging.getLogger(__name__)
+
+
+def notify_error(notifier, ctx, *, method, volume_id, request_spec, status, reason):
+    """Cinder's `scheduler.<method>` error notification (_set_volume_state_and_notify)."""
+    payload = {'request_spec': request_spec,
+               'volume_properties': request_spec.get('volume_properties', {}),
+               'volume_id': volume_id, 'state': {'volume_state': {'status': status}},
+               'method': method, 'reason': str(reason)}
+    notifier.error(ctx, f'scheduler.{method}', payload)
+
+
+def thick_ceiling(pool, request_spec):
+    """The lower ceiling of a thick volume on a thin-capable pool (None: the pool's own)."""
+    extra_specs = (request_spec.get('volume_type') or {}).get('extra_specs')
+    if capacity.thin_requested(extra_specs) or not pool.thin_provisioning_support:
+        return None
+    return pool.limit_gb(False)
+
+
+class ExtractSchedulerSpec(task.Task):
+    """The request_spec as the API sent it, with the volume id it is about."""
+
+    default_provides = 'request_spec'
+
+    def execute(self, volume_id, request_spec):
+        spec = dict(request_spec or {})
+        spec.setdefault('volume_id', volume_id)
+        return spec
+
+
+class ScheduleCreateVolume(task.Task):
+    """Weigh, claim the first pool that still has room, place the volume there, cast."""
+
+    def execute(self, ctx, scheduler, volume_id, request_spec, filter_properties):
+        try:
+            pool, props = self._place(ctx, scheduler, volume_id, request_spec, filter_properties)
+        except exception.NoValidBackend as error:
+            self._fail(ctx, scheduler, volume_id, request_spec, error)
+            return
+        if pool is None:
+            return  # the volume was deleted (or placed by another cast) meanwhile
+        scheduler.volume_api.create_volume(
+            ctx, volume_id=volume_id, host=pool.volume_host, request_spec=request_spec,
+            filter_properties=props, cluster_name=pool.volume_cluster_name,
+            allow_reschedule=True)
+
+    def _place(self, ctx, scheduler, volume_id, request_spec, filter_properties):
+        """(pool, filter_properties as counted) or (None, ...) when the volume moved on.
+
+        The first pass filters on claims read up to a second ago; when it places nothing,
+        a second pass on fresh claims decides before NoValidBackend is declared.
+        :raises: NoValidBackend
+        """
+        size = (request_spec.get('volume_properties') or {}).get('size') or \
+            request_spec.get('size') or 0
+        hm, placer = scheduler.host_manager, scheduler.filter_scheduler
+        for fresh in (False, True):
+            props = copy.deepcopy(filter_properties or {})
+            weighed = placer.weighed_candidates(hm.pools(fresh_claims=fresh), request_spec,
+                                                props, ctx)
+            for candidate in weighed:
+                pool = candidate.obj
+                outcome = placements.place_volume(
+                    scheduler.db, volume_id=volume_id, pool=pool.backend_id, size_gb=size,
+                    host=pool.volume_host, cluster_name=pool.volume_cluster_name,
+                    max_gb=thick_ceiling(pool, request_spec))
+                if outcome is placements.Placed.GONE:
+                    return None, props
+                if outcome is placements.Placed.PLACED:
+                    hm.consumed(pool, size)
+                    placer.add_retry_backend(props, pool.backend_id)
+                    return pool, props
+                LOG.debug('Claim of %(size)s GB on %(pool)s failed; next candidate',
+                          {'size': size, 'pool': pool.backend_id})
+        raise exception.NoValidBackend(reason='No weighed backends available')
+
+    def _fail(self, ctx, scheduler, volume_id, request_spec, error):
+        LOG.warning('Failed to schedule volume %(id)s: %(error)s',
+                    {'id': volume_id, 'error': error})
+        if not placements.fail_unplaced(scheduler.db, volume_id=volume_id):
+            return
+        messages.create(scheduler.db, ctx, conf=scheduler.conf,
+                        action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
+                        resource_uuid=volume_id, exception=error)
+        notify_error(scheduler.notifier, ctx, method='create_volume', volume_id=volume_id,
+                     request_spec=request_spec, status='error', reason=error)
+
+
+def run(ctx, scheduler, *, volume_id, request_spec, filter_properties):
+    """Run the flow; *scheduler* gives db, conf, host_manager, filter_scheduler, notifier
+    and volume_api (the SchedulerManager)."""
+    flow = linear_flow.Flow('volume_create_scheduler').add(
+        ExtractSchedulerSpec(), ScheduleCreateVolume())
+    engines.run(flow, store={'ctx': ctx, 'scheduler': scheduler, 'volume_id': volume_id,
+                             'request_spec': request_spec,
+                             'filter_properties': filter_properties or {}})
