@@ -7,6 +7,7 @@ from oslo_messaging.notify import _impl_test
 
 from cinderlike import context, coordination, quota
 from cinderlike.conf import volume as volume_conf
+from cinderlike.db import engine, models
 from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
@@ -43,8 +44,11 @@ def conf(tmp_path):
 
 
 @pytest.fixture
-def db():
-    db = daemons.make_db()
+def db(tmp_path):
+    # NOTE(sqlite): a file, not ':memory:' (one connection shared by every thread), so a
+    # test reading while an RPC server thread writes sees only committed transactions.
+    db = engine.Database(f'sqlite:///{tmp_path}/cinderlike.sqlite')
+    models.Base.metadata.create_all(db.engine)
     db_types.create(db, name='__DEFAULT__', description='Default Volume Type')
     db_services.register(db, host=HOST, binary='cinder-volume', topic='cinder-volume',
                          availability_zone='nova')
