@@ -24,7 +24,7 @@ class RecordingPublisher:
     def __init__(self):
         self.sent = []
 
-    def publish(self, ctxt, gather):
+    def publish(self, ctxt, gather, record=None):
         self.sent.append(gather())
 
 
