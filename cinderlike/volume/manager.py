@@ -9,7 +9,15 @@ from cinderlike.conf import volume as volume_conf
 from cinderlike.db import services as db_services
 from cinderlike.drivers import volume as volume_drivers
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
-from cinderlike.volume import create, delete, extend, notifications, periodics, rpcapi
+from cinderlike.volume import (
+    capabilities,
+    create,
+    delete,
+    extend,
+    notifications,
+    periodics,
+    rpcapi,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -90,6 +98,15 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
     def publish_service_capabilities(self, context):
         """Fanout from the API side: report our capabilities to the schedulers now."""
         self._report_capabilities(context)
+
+    def get_capabilities(self, context, *, discover=False) -> dict:
+        """Call from the API (GET /capabilities/{host}): the driver's stats and the standard
+        properties; *discover* asks the driver to refresh its stats first."""
+        # NOTE(uninitialized): as Cinder, a driver that never came up has no capabilities,
+        # so the API shows every field empty rather than failing.
+        if not self.initialized:
+            return {}
+        return capabilities.describe(self.driver.get_volume_stats(refresh=discover))
 
     @property
     def service_id(self) -> int | None:

@@ -7,7 +7,7 @@ fanout on `cinder-volume`.
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.2'
+RPC_API_VERSION = '1.3'
 
 
 class VolumeAPI:
@@ -19,6 +19,7 @@ class VolumeAPI:
         1.1 - delete_volume
         1.2 - create_volume (request_spec and filter_properties as the scheduler built them,
               with `retry` when rescheduling is allowed), extend_volume
+        1.3 - get_capabilities (call)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -59,3 +60,12 @@ class VolumeAPI:
         self._get_cctxt(host, cluster_name=cluster_name, version='1.2').cast(
             ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
             reservations=reservations)
+
+    def get_capabilities(self, ctxt, *, host, discover=False):
+        """The backend's capabilities and the properties extra specs may set (a call).
+
+        *host* is `host@backend` or `cluster@backend`; *discover* asks the driver for fresh
+        stats first.
+        """
+        return self._get_cctxt(host, version='1.3').call(ctxt, 'get_capabilities',
+                                                          discover=discover)
