@@ -7,6 +7,8 @@ number of API workers queue on them and can never reserve past a limit.
 """
 
 import datetime
+import random
+import time
 import uuid
 
 import sqlalchemy as sa
@@ -55,6 +57,7 @@ def _in_transaction(db, session, work):
                 raise
         attempt += 1
         LOG.debug('Quota transaction deadlocked; running it again (attempt %d).', attempt)
+        time.sleep(random.uniform(0, 0.01 * attempt))  # noqa: S311 - spreading retries only
 
 
 def _insert_if_absent(s, rows: list[dict]) -> None:
@@ -79,8 +82,8 @@ def _lock_usages(s, project_id: str, resources: list[str]) -> dict[str, QuotaUsa
     return {row.resource: row for row in s.scalars(stmt)}
 
 
-def _usages_for(s, project_id: str, resources: list[str], count) -> dict[str, QuotaUsage]:
-    """The project's usage rows of *resources*, locked; missing ones are counted and created."""
+def _create_missing(s, project_id: str, resources: list[str], count) -> None:
+    """Count and create the usage rows of *resources* the project does not have yet."""
     existing = set(s.scalars(sa.select(QuotaUsage.resource).where(
         QuotaUsage.project_id == project_id, QuotaUsage.resource.in_(resources),
         QuotaUsage.deleted.is_(False))))
@@ -90,7 +93,6 @@ def _usages_for(s, project_id: str, resources: list[str], count) -> dict[str, Qu
         _insert_if_absent(s, [
             {'project_id': project_id, 'resource': r, 'in_use': count(s, r), 'reserved': 0,
              'race_preventer': True, 'deleted': False, 'created_at': now} for r in missing])
-    return _lock_usages(s, project_id, resources)
 
 
 def _refresh(s, usage: QuotaUsage, count, until_refresh: int, max_age: int) -> None:
@@ -116,9 +118,14 @@ def reserve(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
         nothing is written then.
     """
     resources = sorted(deltas)
+    if session is None:
+        # NOTE(first_use): created in a short transaction of their own, as Cinder does, so
+        # the locking transaction below only ever waits on rows that exist.
+        _in_transaction(db, None, lambda s: _create_missing(s, project_id, resources, count))
 
     def work(s):
-        usages = _usages_for(s, project_id, resources, count)
+        _create_missing(s, project_id, resources, count)
+        usages = _lock_usages(s, project_id, resources)
         for usage in usages.values():
             _refresh(s, usage, count, until_refresh, max_age)
         overs = [r for r in resources if deltas[r] > 0 and (
