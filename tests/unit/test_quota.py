@@ -121,8 +121,10 @@ class TestReserve:
         assert caught.value.code == 413
         assert caught.value.msg == ("Maximum number of volumes allowed (1) exceeded for "
                                     "quota 'volumes'.")
-        assert usage(db, 'gigabytes') is None
+        # NOTE: a first usage row is created on its own, as in Cinder; nothing is reserved.
+        assert usage(db, 'gigabytes') == {'in_use': 0, 'reserved': 0}
         assert usage(db, 'volumes') == {'in_use': 1, 'reserved': 0}
+        assert live_reservations(db) == []
 
     def test_over_gigabytes_names_requested_quota_and_consumed(self, db, conf):
         db_quotas.set_project_limits(db, project_id=PROJECT, limits={'gigabytes': 10})
