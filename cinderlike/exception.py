@@ -313,6 +313,12 @@ class NoEnabledBackends(Invalid):
                'Using DEFAULT section to configure drivers is not supported.')
 
 
+class RPCTimeout(CinderlikeException):
+    """A backend did not answer an API-side RPC call in time (502, as Cinder)."""
+    msg_fmt = 'Timeout while requesting capabilities from backend %(service)s.'
+    code = 502
+
+
 # --- volume drivers --------------------------------------------------------
 
 class VolumeDriverException(CinderlikeException):

@@ -14,11 +14,13 @@ from cinderlike.api import faults, middleware
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     availability_zones,
+    capabilities,
     default_types,
     limits,
     messages,
     quota_class_sets,
     quota_sets,
+    scheduler_stats,
     services,
     type_access,
     type_extra_specs,
@@ -142,6 +144,8 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_type_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
+    _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))
+    _add_v3_route(app, '/capabilities/{host}', capabilities.Capabilities(db, enforcer, rpc))
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,

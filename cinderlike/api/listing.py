@@ -4,6 +4,8 @@ limit/marker/offset, `sort=key:dir,...` or the legacy sort_key/sort_dir, and the
 non-admin filters against the resource's allowed keys.
 """
 
+from oslo_utils import strutils
+
 from cinderlike import exception
 
 _LEGACY_SORT = ('sort_key', 'sort_dir')
@@ -60,15 +62,16 @@ def sort(params: dict) -> list[tuple[str, str | None]] | None:
 
 
 def reject_invalid_filters(ctx, filters: dict, allowed: tuple[str, ...], *,
-                           like: bool) -> None:
+                           like: bool, admin_exempt: bool = True) -> None:
     """Non-admins may filter only on *allowed* keys (`key~` too when *like*); 400 otherwise.
 
-    `all_tenants` is dropped silently: python-cinderclient always sends it.
+    `all_tenants` is dropped silently: python-cinderclient always sends it. With
+    *admin_exempt* False admins are held to *allowed* too (Cinder's rule for pools).
     """
     for key in filters:
         if not key.isascii():
             raise exception.Invalid('Filter keys can only contain ASCII characters.')
-    if ctx.is_admin:
+    if ctx.is_admin and admin_exempt:
         return
     invalid = [key for key in filters
                if not (key in allowed or (like and key.endswith('~') and key[:-1] in allowed))]
@@ -78,3 +81,15 @@ def reject_invalid_filters(ctx, filters: dict, allowed: tuple[str, ...], *,
     if invalid:
         raise exception.Invalid(
             f"Invalid filters {','.join(invalid)} are found in query options.")
+
+
+def bool_param(params: dict, name: str) -> bool:
+    """Cinder's get_bool_param: *name* of *params* as a boolean, False when absent.
+
+    :raises InvalidParameterValue: for a value that is not a boolean string.
+    """
+    value = params.get(name, 'false')
+    if not strutils.is_valid_boolstr(value):
+        raise exception.InvalidParameterValue(
+            err=f"Value '{value}' for '{name}' is not a boolean.")
+    return strutils.bool_from_string(value, strict=True)

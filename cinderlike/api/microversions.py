@@ -73,6 +73,9 @@ DEFAULT_TYPE_OVERRIDES = '3.62'
 MESSAGES = '3.3'
 MESSAGES_PAGINATION = '3.5'
 LIMITS_ADMIN_FILTER = '3.39'
+# Pools.
+POOL_FILTER = '3.28'
+POOL_TYPE_FILTER = '3.35'
 
 # Cinder's history, oldest first: what each version added.
 VERSIONS = [

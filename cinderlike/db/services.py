@@ -53,9 +53,25 @@ def get(db, service_id: int) -> Service:
         return row
 
 
-def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None) -> list[Service]:
-    """Live service rows, filtered like Cinder's service_get_all."""
+def _host_level(column, value: str):
+    """Cinder's _filter_host: `h#p` matches exactly, `h@b` also its pools, `h` also its
+    backends and pools."""
+    conditions = [column == value]
+    if '#' not in value:
+        conditions.append(column.startswith(value + '#', autoescape=True))
+        if '@' not in value:
+            conditions.append(column.startswith(value + '@', autoescape=True))
+    return sa.or_(*conditions)
+
+
+def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
+            host_or_cluster=None) -> list[Service]:
+    """Live service rows, filtered like Cinder's service_get_all (*host_or_cluster* at
+    Cinder's host/backend/pool match levels on either column)."""
     stmt = sa.select(Service).where(Service.deleted.is_(False))
+    if host_or_cluster is not None:
+        stmt = stmt.where(sa.or_(_host_level(Service.host, host_or_cluster),
+                                 _host_level(Service.cluster_name, host_or_cluster)))
     if host is not None:
         stmt = stmt.where(Service.host == host)
     if binary is not None:

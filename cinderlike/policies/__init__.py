@@ -4,10 +4,12 @@ import itertools
 
 from cinderlike.policies import (
     base,
+    capabilities,
     limits,
     messages,
     quota_class_sets,
     quota_sets,
+    scheduler_stats,
     services,
     types,
     volumes,
@@ -19,4 +21,5 @@ def list_rules():
     return list(itertools.chain(base.list_rules(), services.list_rules(), types.list_rules(),
                                 volumes.list_rules(), quota_sets.list_rules(),
                                 quota_class_sets.list_rules(), limits.list_rules(),
-                                messages.list_rules()))
+                                messages.list_rules(), scheduler_stats.list_rules(),
+                                capabilities.list_rules()))
