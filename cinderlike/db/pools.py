@@ -56,7 +56,9 @@ def _limits(report: dict) -> dict:
 
 
 def _insert_if_absent(s, values: dict) -> int:
-    row = dict(values, allocated_capacity_gb=0, provisioned_capacity_gb=0, race_preventer=0,
+    row = dict({'reserved_percentage': 0, 'thin_provisioning': False,
+                'max_over_subscription_ratio': '20.0'}, **values)
+    row.update(allocated_capacity_gb=0, provisioned_capacity_gb=0, race_preventer=0,
                deleted=False, created_at=utcnow())
     name = s.bind.dialect.name
     if name == 'postgresql':

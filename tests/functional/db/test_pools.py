@@ -1,0 +1,117 @@
+"""Capacity claims on real PostgreSQL and MariaDB: concurrent claims never pass the ceiling.
+
+Threads released together by a barrier claim on one pool; the conditional UPDATE lets exactly
+as many through as fit, whatever the interleaving.
+"""
+
+import random
+import threading
+
+import pytest
+
+from cinderlike.db import migration, placements
+from cinderlike.db import pools as db_pools
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db.engine import Database
+from tests.fixtures.database import fresh_database
+from tests.unit.scheduler import placing
+
+SERVERS = [pytest.param('postgresql', marks=pytest.mark.postgresql),
+           pytest.param('mysql', marks=pytest.mark.mysql)]
+POOL = 'n1@lvm#pool1'
+
+
+@pytest.fixture(params=SERVERS)
+def db(request):
+    server_url = request.getfixturevalue(f'{request.param}_server_url')
+    with fresh_database(server_url) as url:
+        migration.upgrade(url)
+        database = Database(url)
+        yield database
+        database.dispose()
+
+
+def _together(calls):
+    """Run *calls* in threads released at once; their results in order."""
+    barrier = threading.Barrier(len(calls))
+    results = [None] * len(calls)
+
+    def run(index, call):
+        barrier.wait()
+        results[index] = call()
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.mark.parametrize('caps, expected', [
+    (dict(total=100), 10),
+    (dict(total=100, thin=True, ratio='2.0'), 20),
+])
+def test_thirty_concurrent_claims_of_10_gb(db, caps, expected):
+    placing.record(db, 'n1@lvm', placing.capabilities(**caps))
+    results = _together([lambda: db_pools.claim(db, pool=POOL, size_gb=10)] * 30)
+    assert results.count(True) == expected
+    assert db_pools.claims(db)[POOL] == (expected * 10, expected * 10)
+
+
+def test_thirty_concurrent_placements_of_10_gb_volumes(db):
+    placing.record(db, 'n1@lvm', placing.capabilities(total=100))
+    ids = [placing.add_volume(db, size=10) for _ in range(30)]
+    results = _together([
+        lambda volume_id=volume_id: placements.place_volume(
+            db, volume_id=volume_id, pool=POOL, size_gb=10, host=POOL, cluster_name=None)
+        for volume_id in ids])
+    assert results.count(placements.Placed.PLACED) == 10
+    assert results.count(placements.Placed.FULL) == 20
+    assert db_pools.drift(db) == []
+
+
+def _delete(db, volume_id):
+    """What the volume service does: destroy the row and release its claim in one go."""
+    volume = db_volumes.get(db, volume_id=volume_id)
+    with db.writer() as s:
+        if db_volumes.destroy(db, volume_id=volume_id, session=s):
+            db_pools.release(db, pool=volume.host, size_gb=volume.size, session=s)
+
+
+def test_placements_and_deletes_racing_keep_claims_equal_to_volumes(db):
+    placing.record(db, 'n1@lvm', placing.capabilities(total=200))
+    rng = random.Random(7)
+    placed = [placing.add_volume(db, size=rng.randint(1, 20), status='creating')
+              for _ in range(10)]
+    for volume_id in placed:
+        size = db_volumes.get(db, volume_id=volume_id).size
+        placements.place_volume(db, volume_id=volume_id, pool=POOL, size_gb=size, host=POOL,
+                                cluster_name=None)
+    new = [(placing.add_volume(db, size=s), s) for s in (rng.randint(1, 30) for _ in range(20))]
+    calls = [lambda v=v: _delete(db, v) for v in placed]
+    calls += [lambda v=v, s=s: placements.place_volume(db, volume_id=v, pool=POOL, size_gb=s,
+                                                       host=POOL, cluster_name=None)
+              for v, s in new]
+    rng.shuffle(calls)
+    _together(calls)
+    assert db_pools.drift(db) == []
+    assert db_pools.claims(db)[POOL][0] <= 200
+
+
+def test_a_delayed_report_never_undoes_a_claim(db):
+    placing.record(db, 'n1@lvm', placing.capabilities(total=100), seq=2)
+    assert db_pools.claim(db, pool=POOL, size_gb=60)
+    # a report gathered before the claim, with the backend's old view, arrives now
+    assert placing.record(db, 'n1@lvm', placing.capabilities(total=100, free=100),
+                          seq=1) == 0
+    placing.record(db, 'n1@lvm', placing.capabilities(total=100, free=100), seq=3)
+    assert db_pools.claims(db)[POOL] == (60, 60)
+    assert not db_pools.claim(db, pool=POOL, size_gb=50)
+
+
+def test_concurrent_first_reports_create_one_row(db):
+    caps = placing.capabilities(total=100)
+    results = _together([lambda h=h: placing.record(db, h, caps, cluster_name='c@lvm')
+                         for h in ('a@lvm', 'b@lvm', 'c@lvm', 'd@lvm')])
+    assert sum(results) >= 1
+    assert [row.name for row in db_pools.get_all(db)] == ['c@lvm#pool1']
