@@ -69,7 +69,9 @@ class OnFailureReschedule(task.Task):
     def _reschedule(manager, ctx, volume, claim, request_spec, filter_properties, failure):
         """Give the pool's claim back, clear the host and cast to the scheduler again."""
         retry = dict(filter_properties['retry'])
-        backend = volume.host.partition('#')[0]
+        # NOTE(retry): the scheduler lists pool-level ids ('<cluster or host>#<pool>') and
+        # adds the pool it chose; this one is added here if a sender did not.
+        backend = pool_of(volume)
         for key in ('backends', 'hosts'):
             tried = list(retry.get(key) or [])
             if backend not in tried:

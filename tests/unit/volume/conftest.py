@@ -95,9 +95,9 @@ def grow_claim(db, size):
             allocated_capacity_gb=Pool.allocated_capacity_gb + size))
 
 
-def claimed(db) -> float:
+def claimed(db, pool=POOL) -> float:
     with db.reader() as s:
-        return s.scalar(sa.select(Pool.allocated_capacity_gb).where(Pool.name == POOL))
+        return s.scalar(sa.select(Pool.allocated_capacity_gb).where(Pool.name == pool))
 
 
 def usage(db, resource) -> tuple[int, int]:

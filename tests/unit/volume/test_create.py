@@ -20,7 +20,7 @@ SPEC = {'volume_properties': {'size': 1}}
 def _create(manager, volume, *, attempts=None, allow_reschedule=True):
     props = {}
     if attempts is not None:
-        props['retry'] = {'num_attempts': attempts, 'backends': [HOST], 'hosts': [HOST]}
+        props['retry'] = {'num_attempts': attempts, 'backends': [POOL], 'hosts': [POOL]}
     return manager.create_volume(ctx(), volume_id=volume.id, request_spec=SPEC,
                                  filter_properties=props, allow_reschedule=allow_reschedule)
 
@@ -57,7 +57,7 @@ def test_driver_failure_reschedules_with_the_tried_backend(manager, db, conf):
     assert method == 'create_volume' and cast['volume_id'] == volume.id
     assert cast['request_spec'] == SPEC
     retry = cast['filter_properties']['retry']
-    assert retry['backends'] == [HOST] and retry['num_attempts'] == 1
+    assert retry['backends'] == [POOL] and retry['num_attempts'] == 1
     assert 'injected failure of create_volume' in ''.join(retry['exc'])
     # the pool's claim went back; the quota stays with the volume
     assert claimed(db) == 0 and usage(db, 'gigabytes') == (2, 0)
@@ -68,9 +68,9 @@ def test_a_backend_missing_from_the_retry_list_is_added(manager, db, conf):
     conf.set_override('fake_fail', ['create_volume'], group='lvm')
     volume = add_volume(db)
     manager.create_volume(ctx(), volume_id=volume.id, request_spec=SPEC,
-                          filter_properties={'retry': {'num_attempts': 1, 'backends': ['x@y']}})
+                          filter_properties={'retry': {'num_attempts': 1, 'backends': ['x@y#p']}})
     retry = manager.scheduler_api.casts[0][1]['filter_properties']['retry']
-    assert retry['backends'] == ['x@y', HOST] and retry['hosts'] == [HOST]
+    assert retry['backends'] == ['x@y#p', POOL] and retry['hosts'] == [POOL]
 
 
 def test_last_attempt_ends_in_error_with_a_user_message(manager, db, conf):
