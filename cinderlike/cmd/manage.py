@@ -13,7 +13,7 @@ from oslo_utils import timeutils
 
 from cinderlike import conf as cl_conf
 from cinderlike import exception
-from cinderlike.db import engine, migration, services
+from cinderlike.db import engine, migration, pools, services
 
 
 def args(*names, **kwargs):
@@ -85,8 +85,35 @@ class ServiceCommands(Command):
         print(f'Service {binary} on host {host_name} removed.')
 
 
-# Later categories (cluster, capacity, ...) are one more Command subclass each, added here.
+class CapacityCommands(Command):
+    """Capacity claimed on each pool against the volumes placed there."""
+
+    _FORMAT = '%-48s %12s %12s %12s'
+
+    @args('--fix', action='store_true', default=False,
+          help="Set each drifting pool's claim to the sizes of its live volumes.")
+    def check(self, fix=False):
+        """Print every pool whose claim differs from the sum of its live volumes' sizes.
+
+        Exit code 1 when drift was found and not fixed.
+        """
+        found = pools.fix_drift(self._db()) if fix else pools.drift(self._db())
+        if not found:
+            print('No capacity drift.')
+            return 0
+        print(self._FORMAT % ('Pool', 'Claimed GB', 'Volumes GB', 'Drift GB'))
+        for item in found:
+            print(self._FORMAT % (item.pool, f'{item.claimed_gb:g}', f'{item.volumes_gb:g}',
+                                  f'{item.drift_gb:+g}'))
+        if fix:
+            print(f'Repaired {len(found)} pool(s).')
+            return 0
+        return 1
+
+
+# Later categories (cluster, ...) are one more Command subclass each, added here.
 CATEGORIES = {
+    'capacity': CapacityCommands,
     'db': DbCommands,
     'service': ServiceCommands,
 }
