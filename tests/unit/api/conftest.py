@@ -56,5 +56,7 @@ def add_service(db, *, host, binary='cinder-volume', zone='nova', cluster=None,
     return db_services.get(db, row.id)
 
 
-# Volume API fixtures (a recording RPC client and apps using it).
+# Volume API fixtures (a recording RPC client and apps using it) and pools/capabilities
+# fixtures (RPC clients that answer calls).
+from tests.unit.api.pool_fixtures import answering, pclient, pkclient  # noqa: E402,F401
 from tests.unit.api.volume_fixtures import kclient, rpc, seeded, vclient  # noqa: E402,F401
