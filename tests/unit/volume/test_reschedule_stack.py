@@ -62,7 +62,8 @@ def test_failure_on_the_last_attempt_is_error_with_a_user_message(stack, db, con
     volume = add_volume(db, size=3, host=None, claim=False)
     stack.create_volume(ctx(), volume_id=volume.id, request_spec=_spec(volume, 3),
                         filter_properties={})
-    daemons.wait_for(lambda: row(db, volume.id).status != 'creating', timeout=20)
+    # NOTE(order): the message is written just after the status, in its own transaction.
+    daemons.wait_for(lambda: event_ids(db), timeout=20)
     assert row(db, volume.id).status == 'error'
     assert event_ids(db) == ['VOLUME_VOLUME_008_012']
     assert claimed(db, 'node1@big#FakeDriver') == claimed(db, 'node1@small#FakeDriver') == 0
