@@ -167,6 +167,22 @@ class Stack:
         except OSError:
             return None
 
+    def request(self, method, path, body=None, *, version=None):
+        """(status, JSON body or None) of *method* on *path* as an admin; errors included."""
+        headers = {'X-Auth-Token': f'admin:{PROJECT}', 'Content-Type': 'application/json'}
+        if version:
+            headers['OpenStack-API-Version'] = f'volume {version}'
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f'http://127.0.0.1:{self.api_port}{path}', data=data,
+                                         headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                raw = response.read()
+                return response.status, json.loads(raw) if raw else None
+        except urllib.error.HTTPError as exc:
+            raw = exc.read()
+            return exc.code, json.loads(raw) if raw else None
+
     def wait_for_api(self, timeout=60):
         wait_for(lambda: (self.get('/v3/') or (None,))[0] == 200, timeout=timeout,
                  what='the API to answer GET /v3/')

@@ -1,0 +1,180 @@
+"""Volumes end to end: the four daemons as processes on RabbitMQ and PostgreSQL, then MariaDB.
+
+Two `file` backends keep real data in two directories; a third backend (the fake driver with
+failure injection and the most capacity, so the capacity weigher tries it first) fails every
+create. Everything goes through the REST API with noauth, as a user or an operator would.
+"""
+
+import os
+
+import pytest
+
+from tests.fixtures.database import fresh_database
+from tests.functional.e2e.stack import PROJECT, Stack, wait_for
+
+pytestmark = pytest.mark.rabbit
+
+STARTUP = 90  # seconds for four Python daemons to import, connect, register and report
+SETTLE = 60  # seconds for a volume to reach a steady status
+GiB = 1024 ** 3
+BACKENDS = ('file1', 'file2', 'failing')
+V = f'/v3/{PROJECT}'
+
+
+@pytest.fixture(scope='module', params=[
+    pytest.param('postgresql', marks=pytest.mark.postgresql),
+    pytest.param('mysql', marks=pytest.mark.mysql)])
+def stack(request, tmp_path_factory, rabbit_url):
+    with fresh_database(request.getfixturevalue(f'{request.param}_server_url')) as db_url:
+        workdir = tmp_path_factory.mktemp(f'volumes-{request.param}')
+        stack = Stack(workdir, db_url=db_url, transport_url=rabbit_url, backends=BACKENDS)
+        stack.update_config(scheduler_driver_init_wait_time=5)
+        for name in ('file1', 'file2'):
+            stack.update_config(name, volume_driver='file',
+                                file_volume_directory=workdir / name)
+        stack.update_config('failing', fake_total_capacity_gb=10_000_000,
+                            fake_fail='create_volume,create_cloned_volume')
+        stack.run('cinderlike-manage', 'db', 'sync')
+        try:
+            _start(stack)
+            yield stack
+        finally:
+            stack.close()
+
+
+def _start(stack):
+    for name in ('scheduler', 'volume', 'backup', 'api'):
+        stack.start(name)
+    stack.wait_for_api(timeout=STARTUP)
+    wanted = {f'{stack.host}@{backend}#{backend}' for backend in BACKENDS}
+    wait_for(lambda: wanted <= _pool_names(stack), timeout=STARTUP,
+             what=f'the scheduler to report pools {sorted(wanted)}')
+
+
+def _pool_names(stack) -> set[str]:
+    status, body = stack.request('GET', f'{V}/scheduler-stats/get_pools')
+    return {pool['name'] for pool in body['pools']} if status == 200 else set()
+
+
+def _ok(stack, method, path, body=None, *, expect, version=None):
+    status, answer = stack.request(method, path, body, version=version)
+    assert status == expect, f'{method} {path} -> {status} {answer}'
+    return answer
+
+
+def _create_type(stack, name, **extra_specs):
+    return _ok(stack, 'POST', f'{V}/types', {'volume_type': {
+        'name': name, 'extra_specs': extra_specs}}, expect=200)['volume_type']
+
+
+def _create_volume(stack, **fields):
+    return _ok(stack, 'POST', f'{V}/volumes', {'volume': fields}, expect=202)['volume']
+
+
+def _volume(stack, volume_id):
+    return _ok(stack, 'GET', f'{V}/volumes/{volume_id}', expect=200)['volume']
+
+
+def _settled(stack, volume_id, wanted):
+    """The volume once its status leaves the transitional ones; fails unless it is *wanted*."""
+    def steady():
+        volume = _volume(stack, volume_id)
+        return volume if volume['status'] not in ('creating', 'extending', 'deleting') else None
+    volume = wait_for(steady, timeout=SETTLE, what=f'volume {volume_id} to settle')
+    assert volume['status'] == wanted, volume
+    return volume
+
+
+def _backend(volume) -> str:
+    """`file1` of `host@file1#file1`."""
+    return volume['os-vol-host-attr:host'].partition('@')[2].partition('#')[0]
+
+
+def _file(stack, volume):
+    return stack.workdir / _backend(volume) / f'volume-{volume["id"]}'
+
+
+def test_pools_and_capabilities_of_the_three_backends(stack):
+    pools = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?detail=true',
+                expect=200)['pools']
+    by_name = {pool['name']: pool['capabilities'] for pool in pools}
+    file1 = by_name[f'{stack.host}@file1#file1']
+    assert file1['storage_protocol'] == 'local'
+    assert file1['total_capacity_gb'] > 0
+    only_file2 = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?name={stack.host}@file2%23file2',
+                     expect=200, version='3.35')['pools']
+    assert only_file2 == [{'name': f'{stack.host}@file2#file2'}]
+
+    capabilities = _ok(stack, 'GET', f'{V}/capabilities/{stack.host}@file2', expect=200)
+    assert capabilities['namespace'] == f'OS::Storage::Capabilities::{stack.host}@file2'
+    assert (capabilities['volume_backend_name'], capabilities['storage_protocol']) == (
+        'file2', 'local')
+    assert 'thin_provisioning' in capabilities['properties']
+    missing = stack.request('GET', f'{V}/capabilities/{stack.host}@nowhere')
+    assert missing == (404, {'itemNotFound': {
+        'code': 404, 'message': f"Can't find service: {stack.host}@nowhere"}})
+
+
+def test_create_extend_clone_delete_with_real_files(stack):
+    _create_type(stack, 'on-file1', volume_backend_name='file1')
+    volume = _create_volume(stack, size=1, name='data', volume_type='on-file1')
+    volume = _settled(stack, volume['id'], 'available')
+    assert _backend(volume) == 'file1'
+    path = _file(stack, volume)
+    assert os.path.getsize(path) == 1 * GiB
+
+    _ok(stack, 'POST', f'{V}/volumes/{volume["id"]}/action',
+        {'os-extend': {'new_size': 2}}, expect=202)
+    volume = _settled(stack, volume['id'], 'available')
+    assert volume['size'] == 2
+    assert os.path.getsize(path) == 2 * GiB
+
+    with open(path, 'r+b') as data:
+        data.seek(GiB + 4096)
+        data.write(b'written before the clone')
+    clone = _create_volume(stack, size=2, source_volid=volume['id'], name='copy')
+    clone = _settled(stack, clone['id'], 'available')
+    assert clone['source_volid'] == volume['id']
+    with open(_file(stack, clone), 'rb') as data:
+        data.seek(GiB + 4096)
+        assert data.read(24) == b'written before the clone'
+
+    for gone in (clone, volume):
+        _ok(stack, 'DELETE', f'{V}/volumes/{gone["id"]}', expect=202)
+    for gone in (clone, volume):
+        wait_for(lambda v=gone: stack.request('GET', f'{V}/volumes/{v["id"]}')[0] == 404,
+                 timeout=SETTLE, what=f'volume {gone["id"]} to be deleted')
+        assert not _file(stack, gone).exists()
+
+
+def test_extra_specs_pick_the_backend(stack):
+    _create_type(stack, 'on-file2', volume_backend_name='file2')
+    volume = _create_volume(stack, size=1, volume_type='on-file2')
+    volume = _settled(stack, volume['id'], 'available')
+    assert _backend(volume) == 'file2'
+    assert os.path.getsize(_file(stack, volume)) == GiB
+
+
+def test_extra_specs_that_match_no_backend_end_in_error_with_a_user_message(stack):
+    _create_type(stack, 'nowhere', volume_backend_name='no-such-backend')
+    volume = _create_volume(stack, size=1, volume_type='nowhere')
+    volume = _settled(stack, volume['id'], 'error')
+    assert volume['os-vol-host-attr:host'] is None
+    messages = _ok(stack, 'GET', f'{V}/messages?resource_uuid={volume["id"]}',
+                   expect=200, version='3.5')['messages']
+    assert [m['event_id'] for m in messages] == ['VOLUME_VOLUME_001_003']
+    assert messages[0]['user_message'] == (
+        'schedule allocate volume:Could not find any available weighted backend.')
+    assert messages[0]['resource_type'] == 'VOLUME'
+
+
+def test_a_driver_failure_is_rescheduled_to_another_backend(stack):
+    # NOTE(weigher): `failing` reports far more capacity, so it is tried first; its driver
+    # fails the create and the retry goes to file2, the only other candidate.
+    _create_type(stack, 'failing-or-file2', volume_backend_name='<or> failing <or> file2')
+    volume = _create_volume(stack, size=1, volume_type='failing-or-file2')
+    volume = _settled(stack, volume['id'], 'available')
+    assert _backend(volume) == 'file2'
+    assert os.path.getsize(_file(stack, volume)) == GiB
+    log = stack.daemons['volume'].log()
+    assert f'injected failure of create_volume for volume-{volume["id"]}' in log
