@@ -54,6 +54,7 @@ class _Cached:
     def __init__(self, load, ttl, monotonic):
         self._load, self._ttl, self._monotonic = load, ttl, monotonic
         self._value, self._read_at = None, None
+        self.generation = 0     # how many times it was read
         self._lock = threading.Lock()
 
     def get(self, fresh=False):
@@ -61,6 +62,7 @@ class _Cached:
             now = self._monotonic()
             if fresh or self._read_at is None or now - self._read_at >= self._ttl:
                 self._value, self._read_at = self._load(), now
+                self.generation += 1
             return self._value
 
 
@@ -76,6 +78,8 @@ class HostManager:
         self._reported = threading.Condition(self._lock)
         self._reports: dict[tuple[str, str], CapabilityReport] = {}
         self._backends: dict[str, backend_state.BackendState] = {}
+        self._version = 0       # bumped by every report kept
+        self._view = None       # ((claims, services, version), pools) of the last pools()
         self._services = _Cached(self._read_services, SERVICES_TTL, monotonic)
         self._claims = _Cached(lambda: db_pools.claims(db), CLAIMS_TTL, monotonic)
 
@@ -93,6 +97,7 @@ class HostManager:
             self._reports[key] = report
             if backend is not None:
                 self._backends[report.host] = backend
+                self._version += 1
             self._reported.notify_all()
         return True
 
@@ -150,6 +155,13 @@ class HostManager:
         nothing could be claimed on it.
         """
         claims = self._claims.get(fresh=fresh_claims)
+        self._services.get()  # re-read when due: its generation is part of the key
+        with self._lock:
+            key = (self._claims.generation, self._services.generation, self._version)
+            if self._view is not None and self._view[0] == key:
+                return self._view[1]
+        # NOTE(perf): rebuilt only when the claims or services are read again or a report
+        # arrives; between those, successful claims update the pools in place (consumed()).
         result = []
         for backend in self.backends():
             for pool in backend.pools.values():
@@ -158,6 +170,8 @@ class HostManager:
                     continue
                 pool.allocated_capacity_gb, pool.provisioned_capacity_gb = claimed
                 result.append(pool)
+        with self._lock:
+            self._view = (key, result)
         return result
 
     def consumed(self, pool: backend_state.PoolState, size_gb: float) -> None:
