@@ -8,6 +8,15 @@ def update(session, model, *, values, where) -> int:
 
     The caller decides what 0 means: its expected state was gone, so the change must not apply.
     """
-    stmt = (sa.update(model).where(*where).values(**values)
+    # NOTE(mysql): MySQL and MariaDB evaluate SET assignments left to right, so in
+    # `SET status='extending', previous_status=status` the copy would read the NEW status.
+    # Assignments computed from columns go first; plain values cannot be affected.
+    pairs = sorted(values.items(), key=lambda kv: not _is_sql(kv[1]))
+    stmt = (sa.update(model).where(*where).ordered_values(*pairs)
             .execution_options(synchronize_session=False))
     return session.execute(stmt).rowcount
+
+
+def _is_sql(value) -> bool:
+    """True for a column or SQL expression (evaluated by the database, not bound)."""
+    return isinstance(value, sa.ClauseElement) or hasattr(value, '__clause_element__')

@@ -13,26 +13,13 @@ import sqlalchemy as sa
 
 from cinderlike import conf as cl_conf
 from cinderlike import exception, quota
-from cinderlike.db import migration
 from cinderlike.db import quotas as db_quotas
-from cinderlike.db.engine import Database
 from cinderlike.db.models import QuotaUsage, Reservation
-from tests.fixtures.database import fresh_database
 
 THREADS = 12
 ATTEMPTS = 4
 LIMIT = 17
 
-
-@pytest.fixture(params=[pytest.param('postgresql', marks=pytest.mark.postgresql),
-                        pytest.param('mysql', marks=pytest.mark.mysql)])
-def db(request):
-    server = request.getfixturevalue(f'{request.param}_server_url')
-    with fresh_database(server) as url:
-        migration.upgrade(url)
-        database = Database(url)
-        yield database
-        database.dispose()
 
 
 @pytest.fixture

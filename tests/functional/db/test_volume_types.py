@@ -4,59 +4,22 @@ Names have no unique constraint in Cinder's schema: creates and renames run SERI
 retry; deletes lock the type row, which a volume create holds `for_share` while it inserts.
 """
 
-import threading
-
 import pytest
 import sqlalchemy as sa
 
 from cinderlike import exception
 from cinderlike.db import default_types as db_default_types
-from cinderlike.db import migration
 from cinderlike.db import type_access as db_type_access
 from cinderlike.db import type_extra_specs as db_type_extra_specs
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.engine import Database
 from cinderlike.db.models import VolumeType, VolumeTypeExtraSpecs
-from tests.fixtures.database import fresh_database
+from tests.fixtures.race import race, split
 
-SERVERS = [pytest.param('postgresql', marks=pytest.mark.postgresql),
-           pytest.param('mysql', marks=pytest.mark.mysql)]
 DEFAULT = '__DEFAULT__'
 
 
-@pytest.fixture(scope='module', params=SERVERS)
-def db(request):
-    server_url = request.getfixturevalue(f'{request.param}_server_url')
-    with fresh_database(server_url) as url:
-        migration.upgrade(url)
-        database = Database(url)
-        yield database
-        database.dispose()
 
-
-def _race(*calls):
-    """Run *calls* in threads released at once; returns each one's result or exception."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        barrier.wait()
-        try:
-            results[index] = call()
-        except Exception as exc:  # noqa: BLE001 - a loser's exception is its result
-            results[index] = exc
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
-def _split(results):
-    return ([r for r in results if not isinstance(r, Exception)],
-            [r for r in results if isinstance(r, Exception)])
 
 
 def _live_named(db, name) -> int:
@@ -68,8 +31,8 @@ def _live_named(db, name) -> int:
 @pytest.mark.parametrize('attempt', range(3))
 def test_concurrent_creates_of_one_name_one_wins(db, attempt):
     name = f'gold-{attempt}'
-    results = _race(*[lambda: db_types.create(db, name=name, extra_specs={'k': 'v'})] * 4)
-    winners, losers = _split(results)
+    results = race(*[lambda: db_types.create(db, name=name, extra_specs={'k': 'v'})] * 4)
+    winners, losers = split(results)
     assert len(winners) == 1
     assert all(isinstance(e, exception.VolumeTypeExists) and e.code == 409 for e in losers)
     assert len(losers) == 3
@@ -80,9 +43,9 @@ def test_concurrent_creates_of_one_name_one_wins(db, attempt):
 def test_concurrent_renames_to_one_name_one_wins(db):
     first = db_types.create(db, name='rename-a')
     second = db_types.create(db, name='rename-b')
-    results = _race(lambda: db_types.update(db, type_id=first.id, name='renamed'),
+    results = race(lambda: db_types.update(db, type_id=first.id, name='renamed'),
                     lambda: db_types.update(db, type_id=second.id, name='renamed'))
-    winners, losers = _split(results)
+    winners, losers = split(results)
     assert len(winners) == 1 and len(losers) == 1
     assert isinstance(losers[0], exception.VolumeTypeExists)
     assert _live_named(db, 'renamed') == 1
@@ -102,7 +65,7 @@ def _create_volume(db, type_id):
 @pytest.mark.parametrize('attempt', range(5))
 def test_delete_against_volume_create_never_orphans_a_volume(db, attempt):
     gold = db_types.create(db, name=f'inuse-{attempt}')
-    results = _race(_create_volume(db, gold.id),
+    results = race(_create_volume(db, gold.id),
                     lambda: db_types.destroy(db, type_id=gold.id, conf_default_name=DEFAULT))
     created, deleted = results
     if isinstance(deleted, Exception):
@@ -132,7 +95,7 @@ def test_default_type_cannot_be_deleted(db):
 def test_project_default_against_type_delete(db, attempt):
     gold = db_types.create(db, name=f'default-{attempt}')
     project = f'project-{attempt}'
-    set_default, deleted = _race(
+    set_default, deleted = race(
         lambda: db_default_types.set_default(db, project_id=project, type_id=gold.id),
         lambda: db_types.destroy(db, type_id=gold.id, conf_default_name=DEFAULT))
     if isinstance(deleted, Exception):
@@ -145,7 +108,7 @@ def test_project_default_against_type_delete(db, attempt):
 
 def test_concurrent_default_sets_leave_one_row(db):
     gold = db_types.create(db, name='default-many')
-    results = _race(*[lambda: db_default_types.set_default(
+    results = race(*[lambda: db_default_types.set_default(
         db, project_id='same-project', type_id=gold.id)] * 4)
     assert not [r for r in results if isinstance(r, Exception)]
     assert [row.project_id for row in db_default_types.get_all(db)].count('same-project') == 1
@@ -153,9 +116,9 @@ def test_concurrent_default_sets_leave_one_row(db):
 
 def test_concurrent_grants_one_wins(db):
     private = db_types.create(db, name='private', is_public=False)
-    results = _race(*[lambda: db_type_access.add(db, type_id=private.id,
+    results = race(*[lambda: db_type_access.add(db, type_id=private.id,
                                                  project_id='p1')] * 3)
-    winners, losers = _split(results)
+    winners, losers = split(results)
     assert len(winners) == 1
     assert all(isinstance(e, exception.VolumeTypeAccessExists) for e in losers)
     assert db_type_access.get_projects(db, type_id=private.id) == ['p1']
@@ -163,7 +126,7 @@ def test_concurrent_grants_one_wins(db):
 
 def test_concurrent_writes_of_one_spec_key_keep_one_row(db):
     gold = db_types.create(db, name='specs')
-    _race(*[lambda value=value: db_type_extra_specs.update(db, type_id=gold.id,
+    race(*[lambda value=value: db_type_extra_specs.update(db, type_id=gold.id,
                                                             specs={'k': value})
             for value in ('a', 'b', 'c', 'd')])
     with db.reader() as session:

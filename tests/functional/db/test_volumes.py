@@ -4,29 +4,12 @@ Two threads released together by a barrier race for the same volume; exactly one
 matches its expected state, and the other gets Cinder's InvalidVolume 400.
 """
 
-import threading
-
 import pytest
 
 from cinderlike import exception
-from cinderlike.db import migration
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.engine import Database
 from cinderlike.db.models import Snapshot
-from tests.fixtures.database import fresh_database
-
-SERVERS = [pytest.param('postgresql', marks=pytest.mark.postgresql),
-           pytest.param('mysql', marks=pytest.mark.mysql)]
-
-
-@pytest.fixture(params=SERVERS)
-def db(request):
-    server_url = request.getfixturevalue(f'{request.param}_server_url')
-    with fresh_database(server_url) as url:
-        migration.upgrade(url)
-        database = Database(url)
-        yield database
-        database.dispose()
+from tests.fixtures.race import race
 
 
 def _volume(db, **values):
@@ -34,24 +17,6 @@ def _volume(db, **values):
               'volume_type_id': 'type-1', 'attach_status': 'detached', **values}
     return db_volumes.create(db, values=values)
 
-
-def _race(*calls):
-    """Run *calls* in threads released at once; returns each one's result or exception."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        barrier.wait()
-        try:
-            results[index] = call()
-        except Exception as exc:  # noqa: BLE001 - the loser's exception is the result
-            results[index] = exc
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def _delete(db, volume_id):
@@ -65,7 +30,7 @@ def _extend(db, volume_id):
 @pytest.mark.parametrize('attempt', range(5))
 def test_two_deletes_exactly_one_wins(db, attempt):
     volume = _volume(db)
-    results = _race(_delete(db, volume.id), _delete(db, volume.id))
+    results = race(_delete(db, volume.id), _delete(db, volume.id))
     winners = [r for r in results if not isinstance(r, Exception)]
     losers = [r for r in results if isinstance(r, Exception)]
     assert len(winners) == 1 and winners[0].status == 'deleting'
@@ -78,7 +43,7 @@ def test_two_deletes_exactly_one_wins(db, attempt):
 @pytest.mark.parametrize('attempt', range(5))
 def test_extend_against_delete_exactly_one_wins(db, attempt):
     volume = _volume(db)
-    results = _race(_extend(db, volume.id), _delete(db, volume.id))
+    results = race(_extend(db, volume.id), _delete(db, volume.id))
     losers = [r for r in results if isinstance(r, Exception)]
     assert len(losers) == 1 and isinstance(losers[0], exception.InvalidVolume)
     final = db_volumes.get(db, volume_id=volume.id)
@@ -113,13 +78,14 @@ def test_destroy_unscheduled_loses_to_a_scheduled_host(db):
 
 
 def test_pagination_and_filters_agree_across_databases(db):
-    ids = [_volume(db, display_name=f'vol-{i}', size=i % 2 + 1).id for i in range(5)]
+    ids = [_volume(db, display_name=f'vol-{i}', size=i % 2 + 1, project_id='paging').id
+           for i in range(5)]
     db_volumes.update_metadata(db, volume_id=ids[0], metadata={'k': 'v'})
-    page1 = db_volumes.get_all(db, project_id='p1', limit=2, sort=[('name', 'asc')])
-    page2 = db_volumes.get_all(db, project_id='p1', limit=2, sort=[('name', 'asc')],
+    page1 = db_volumes.get_all(db, project_id='paging', limit=2, sort=[('name', 'asc')])
+    page2 = db_volumes.get_all(db, project_id='paging', limit=2, sort=[('name', 'asc')],
                                marker=page1[-1].id)
     assert [v.display_name for v in page1 + page2] == ['vol-0', 'vol-1', 'vol-2', 'vol-3']
-    assert [v.id for v in db_volumes.get_all(db, project_id='p1',
+    assert [v.id for v in db_volumes.get_all(db, project_id='paging',
                                              filters={'metadata': {'k': 'v'}})] == [ids[0]]
-    assert db_volumes.count(db, project_id='p1', filters={'display_name~': 'vol-'}) == 5
-    assert db_volumes.count(db, project_id='p1', filters={'size': 2}) == 2
+    assert db_volumes.count(db, project_id='paging', filters={'display_name~': 'vol-'}) == 5
+    assert db_volumes.count(db, project_id='paging', filters={'size': 2}) == 2
