@@ -11,9 +11,13 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from cinderlike.db import conditional
+from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Worker, utcnow
 
 LOG = logging.getLogger(__name__)
+
+# resource_type of a volume's row (Cinder's class name).
+VOLUME = 'Volume'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +57,21 @@ def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: 
     LOG.debug('%s %s: workers row taken by service %s (epoch %s)', resource_type,
               resource_id, service_id, epoch)
     return Claim(row_id, resource_type, resource_id, epoch)
+
+
+def begin_volume(db, *, volume_id: str, status: str, service_id: int | None):
+    """(row, Claim) of a volume still in *status*, its workers row taken in the same
+    transaction as that check; (row, None) when the volume is in another status.
+
+    :raises VolumeNotFound:
+    """
+    with db.writer() as s:
+        volume = db_volumes.get(db, volume_id=volume_id, session=s)
+        if volume.status != status:
+            return volume, None
+        claim = begin(db, resource_type=VOLUME, resource_id=volume_id, status=status,
+                      service_id=service_id, session=s)
+    return volume, claim
 
 
 def held(claim: Claim):

@@ -7,27 +7,14 @@ soft-deleted, and the quota and the pool's claim given back, in one transaction.
 from oslo_log import log as logging
 
 from cinderlike import exception, quota
-from cinderlike.db import pools as db_pools
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import Volume
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
-from cinderlike.volume.flows.create_volume import RESOURCE_TYPE, pool_of
+from cinderlike.volume import claims
 
 LOG = logging.getLogger(__name__)
-
-
-def _take(manager, volume_id: str):
-    """(row, workers claim) of a volume still `deleting`; (row, None) when it is not."""
-    with manager.db.writer() as s:
-        volume = db_volumes.get(manager.db, volume_id=volume_id, session=s)
-        if volume.status != Status.DELETING:
-            return volume, None
-        claim = db_workers.begin(manager.db, resource_type=RESOURCE_TYPE, resource_id=volume_id,
-                                 status=Status.DELETING, service_id=manager.service_id,
-                                 session=s)
-    return volume, claim
 
 
 def _quota_deltas(manager, volume) -> dict[str, int]:
@@ -58,8 +45,7 @@ def _destroy(manager, volume, claim) -> bool:
         # NOTE(claim): a create that failed gave its claim back already; only a volume
         # that was launched (the backend allocated it) still holds one.
         if volume.launched_at is not None:
-            db_pools.release(manager.db, pool=pool_of(volume), size_gb=volume.size,
-                             session=s)
+            claims.release(manager.db, volume, volume.size, session=s)
         db_workers.finish(manager.db, claim=claim, session=s)
     return True
 
@@ -70,7 +56,9 @@ def delete_volume(manager, ctx, *, volume_id: str) -> bool:
     VolumeIsBusy from the driver puts it back to `available`; any other failure leaves it
     `error_deleting`.
     """
-    volume, claim = _take(manager, volume_id)
+    volume, claim = db_workers.begin_volume(manager.db, volume_id=volume_id,
+                                            status=Status.DELETING,
+                                            service_id=manager.service_id)
     if claim is None:
         LOG.warning('Volume %s is %s, not deleting; nothing to do', volume_id, volume.status)
         return False

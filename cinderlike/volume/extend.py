@@ -7,26 +7,13 @@ Success commits the quota reservation and writes the new size; failure leaves th
 from oslo_log import log as logging
 
 from cinderlike import messages, quota
-from cinderlike.db import pools as db_pools
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
-from cinderlike.volume.flows.create_volume import RESOURCE_TYPE, pool_of
+from cinderlike.volume import claims
 
 LOG = logging.getLogger(__name__)
-
-
-def _take(manager, volume_id: str):
-    """(row, workers claim) of a volume still `extending`; (row, None) when it is not."""
-    with manager.db.writer() as s:
-        volume = db_volumes.get(manager.db, volume_id=volume_id, session=s)
-        if volume.status != Status.EXTENDING:
-            return volume, None
-        claim = db_workers.begin(manager.db, resource_type=RESOURCE_TYPE, resource_id=volume_id,
-                                 status=Status.EXTENDING, service_id=manager.service_id,
-                                 session=s)
-    return volume, claim
 
 
 def _fail(manager, ctx, volume, claim, new_size, reservations, error) -> None:
@@ -34,8 +21,7 @@ def _fail(manager, ctx, volume, claim, new_size, reservations, error) -> None:
         if db_volumes.finish(manager.db, volume_id=volume.id, action='extend', error=True,
                              where=[db_workers.held(claim)], session=s):
             quota.rollback(manager.db, ctx, reservations, session=s)
-            db_pools.release(manager.db, pool=pool_of(volume),
-                             size_gb=new_size - volume.size, session=s)
+            claims.release(manager.db, volume, new_size - volume.size, session=s)
             db_workers.finish(manager.db, claim=claim, session=s)
     messages.create(manager.db, ctx, conf=manager.conf, action=messages.Action.EXTEND_VOLUME,
                     resource_uuid=volume.id, detail=messages.Detail.DRIVER_FAILED_EXTEND,
@@ -56,7 +42,9 @@ def _succeed(manager, ctx, volume, claim, new_size, reservations) -> bool:
 def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
                   reservations: list[str]) -> bool:
     """Grow the volume to *new_size* GiB; True when it did."""
-    volume, claim = _take(manager, volume_id)
+    volume, claim = db_workers.begin_volume(manager.db, volume_id=volume_id,
+                                            status=Status.EXTENDING,
+                                            service_id=manager.service_id)
     if claim is None:
         LOG.warning('Volume %s is %s, not extending; nothing to do', volume_id, volume.status)
         return False

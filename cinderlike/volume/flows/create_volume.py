@@ -11,23 +11,17 @@ from oslo_log import log as logging
 from taskflow import task
 
 from cinderlike import exception, messages
-from cinderlike.db import pools as db_pools
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
+from cinderlike.volume import claims
 
 LOG = logging.getLogger(__name__)
 
-RESOURCE_TYPE = 'Volume'
 # Failures another backend cannot fix: the volume goes straight to `error`.
 NO_RESCHEDULE = (exception.VolumeNotFound, exception.VolumeTypeNotFound)
-
-
-def pool_of(volume) -> str | None:
-    """The pools row a volume's capacity is claimed on (its cluster's when clustered)."""
-    return volume.cluster_name or volume.host
 
 
 class ExtractVolumeRef(task.Task):
@@ -36,14 +30,12 @@ class ExtractVolumeRef(task.Task):
     default_provides = ('volume', 'claim')
 
     def execute(self, manager, volume_id):
-        with manager.db.writer() as s:
-            volume = db_volumes.get(manager.db, volume_id=volume_id, session=s)
-            if volume.status != Status.CREATING:
-                raise exception.InvalidVolume(
-                    reason=f'volume {volume_id} is {volume.status}, not creating')
-            claim = db_workers.begin(manager.db, resource_type=RESOURCE_TYPE,
-                                     resource_id=volume_id, status=Status.CREATING,
-                                     service_id=manager.service_id, session=s)
+        volume, claim = db_workers.begin_volume(manager.db, volume_id=volume_id,
+                                                status=Status.CREATING,
+                                                service_id=manager.service_id)
+        if claim is None:
+            raise exception.InvalidVolume(
+                reason=f'volume {volume_id} is {volume.status}, not creating')
         return volume, claim
 
 
@@ -71,7 +63,7 @@ class OnFailureReschedule(task.Task):
         retry = dict(filter_properties['retry'])
         # NOTE(retry): the scheduler lists pool-level ids ('<cluster or host>#<pool>') and
         # adds the pool it chose; this one is added here if a sender did not.
-        backend = pool_of(volume)
+        backend = claims.pool_of(volume)
         for key in ('backends', 'hosts'):
             tried = list(retry.get(key) or [])
             if backend not in tried:
@@ -82,7 +74,7 @@ class OnFailureReschedule(task.Task):
             if not db_volumes.unschedule(manager.db, volume_id=volume.id,
                                          where=[db_workers.held(claim)], session=s):
                 return False
-            db_pools.release(manager.db, pool=pool_of(volume), size_gb=volume.size, session=s)
+            claims.release(manager.db, volume, volume.size, session=s)
             db_workers.finish(manager.db, claim=claim, session=s)
         LOG.warning('Volume %(id)s: create failed on %(host)s (attempt %(n)s); rescheduling',
                     {'id': volume.id, 'host': volume.host, 'n': retry.get('num_attempts')})
@@ -99,7 +91,7 @@ class OnFailureReschedule(task.Task):
                                      error=True, where=[db_workers.held(claim)], session=s):
                 LOG.warning('Volume %s moved on while its create failed', volume.id)
                 return
-            db_pools.release(manager.db, pool=pool_of(volume), size_gb=volume.size, session=s)
+            claims.release(manager.db, volume, volume.size, session=s)
             db_workers.finish(manager.db, claim=claim, session=s)
         LOG.error('Volume %(id)s: create failed on %(host)s: %(error)s',
                   {'id': volume.id, 'host': volume.host, 'error': failure.exception_str})
