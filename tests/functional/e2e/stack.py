@@ -8,12 +8,14 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -75,6 +77,10 @@ class Daemon:
         self.proc.wait(30)
 
 
+def _rabbitmqctl(*args) -> bool:
+    return subprocess.run(['rabbitmqctl', *args], capture_output=True, timeout=60).returncode == 0
+
+
 class Stack:
     """Config and daemons of one end-to-end run, on its own database and RabbitMQ exchange."""
 
@@ -89,16 +95,34 @@ class Stack:
         self.service_down_time = service_down_time
         self.config_path = workdir / 'cinderlike.conf'
         self.daemons: dict[str, Daemon] = {}
-        self._sections = self._default_sections(transport_url)
+        self._vhost = None
+        self._sections = self._default_sections(self._isolated(transport_url))
         (workdir / 'state').mkdir(exist_ok=True)
         self._write_config()
+
+    def _isolated(self, transport_url: str) -> str:
+        """*transport_url* on a RabbitMQ vhost of this run's own, when rabbitmqctl is at hand.
+
+        NOTE(isolation): oslo.messaging names queues after topics alone (the exchange only
+        routes), so runs sharing a vhost share the `cinder-scheduler` queue and every fanout,
+        and one run's scheduler would take another's casts.
+        """
+        if not transport_url.startswith('rabbit://') or shutil.which('rabbitmqctl') is None:
+            return transport_url
+        parts = urllib.parse.urlsplit(transport_url)
+        vhost = f'cl-e2e-{uuid.uuid4().hex[:12]}'
+        if not (_rabbitmqctl('add_vhost', vhost) and _rabbitmqctl(
+                'set_permissions', '-p', vhost, parts.username or 'guest', '.*', '.*', '.*')):
+            return transport_url
+        self._vhost = vhost
+        return urllib.parse.urlunsplit(parts._replace(path='/' + vhost))
 
     def _default_sections(self, transport_url):
         sections = {
             'DEFAULT': {
                 'host': self.host,
                 'transport_url': transport_url,
-                # NOTE(isolation): a fresh exchange per run, so runs never share queues.
+                # a fresh exchange per run as well (see _isolated for the queues).
                 'control_exchange': f'cl-e2e-{uuid.uuid4().hex[:12]}',
                 'report_interval': self.report_interval,
                 'service_down_time': self.service_down_time,
@@ -148,10 +172,13 @@ class Stack:
         return self.daemons[name]
 
     def close(self):
-        """Kill whatever a test left running."""
+        """Kill whatever a test left running; drop this run's vhost."""
         for daemon in self.daemons.values():
             if daemon.proc.poll() is None:
                 daemon.kill_group()
+        if self._vhost:
+            _rabbitmqctl('delete_vhost', self._vhost)
+            self._vhost = None
 
     # -- the API ----------------------------------------------------------------------------
 
@@ -186,6 +213,21 @@ class Stack:
     def wait_for_api(self, timeout=60):
         wait_for(lambda: (self.get('/v3/') or (None,))[0] == 200, timeout=timeout,
                  what='the API to answer GET /v3/')
+
+    def pool_names(self) -> set[str]:
+        """Names of the pools the scheduler knows (GET /scheduler-stats/get_pools)."""
+        status, body = self.request('GET', f'/v3/{PROJECT}/scheduler-stats/get_pools')
+        return {pool['name'] for pool in body['pools']} if status == 200 else set()
+
+    def start_all(self, timeout=90):
+        """Start the four daemons; return once the API answers and the scheduler knows
+        every backend's pool (named after its backend), so volumes can be placed."""
+        for name in ('scheduler', 'volume', 'backup', 'api'):
+            self.start(name)
+        self.wait_for_api(timeout=timeout)
+        wanted = {f'{self.host}@{backend}#{backend}' for backend in self.backends}
+        wait_for(lambda: wanted <= self.pool_names(), timeout=timeout,
+                 what=f'the scheduler to know pools {sorted(wanted)}')
 
     def services(self) -> dict[tuple[str, str], dict]:
         """os-services rows keyed by (binary, host)."""

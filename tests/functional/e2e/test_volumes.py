@@ -36,24 +36,10 @@ def stack(request, tmp_path_factory, rabbit_url):
                             fake_fail='create_volume,create_cloned_volume')
         stack.run('cinderlike-manage', 'db', 'sync')
         try:
-            _start(stack)
+            stack.start_all(timeout=STARTUP)
             yield stack
         finally:
             stack.close()
-
-
-def _start(stack):
-    for name in ('scheduler', 'volume', 'backup', 'api'):
-        stack.start(name)
-    stack.wait_for_api(timeout=STARTUP)
-    wanted = {f'{stack.host}@{backend}#{backend}' for backend in BACKENDS}
-    wait_for(lambda: wanted <= _pool_names(stack), timeout=STARTUP,
-             what=f'the scheduler to report pools {sorted(wanted)}')
-
-
-def _pool_names(stack) -> set[str]:
-    status, body = stack.request('GET', f'{V}/scheduler-stats/get_pools')
-    return {pool['name'] for pool in body['pools']} if status == 200 else set()
 
 
 def _ok(stack, method, path, body=None, *, expect, version=None):
