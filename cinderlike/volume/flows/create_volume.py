@@ -78,9 +78,15 @@ class OnFailureReschedule(task.Task):
             db_workers.finish(manager.db, claim=claim, session=s)
         LOG.warning('Volume %(id)s: create failed on %(host)s (attempt %(n)s); rescheduling',
                     {'id': volume.id, 'host': volume.host, 'n': retry.get('num_attempts')})
-        manager.scheduler_api.create_volume(
-            ctx, volume_id=volume.id, request_spec=request_spec,
-            filter_properties=dict(filter_properties, retry=retry))
+        try:
+            manager.scheduler_api.create_volume(
+                ctx, volume_id=volume.id, request_spec=request_spec,
+                filter_properties=dict(filter_properties, retry=retry))
+        except Exception as error:
+            # NOTE(cast): a volume nobody will place must not stay `creating`.
+            LOG.exception('Volume %s: could not send it back to the scheduler', volume.id)
+            if db_volumes.finish(manager.db, volume_id=volume.id, action='create', error=True):
+                _message(manager, ctx, volume, error)
         return True
 
     @staticmethod
@@ -95,10 +101,15 @@ class OnFailureReschedule(task.Task):
             db_workers.finish(manager.db, claim=claim, session=s)
         LOG.error('Volume %(id)s: create failed on %(host)s: %(error)s',
                   {'id': volume.id, 'host': volume.host, 'error': failure.exception_str})
-        messages.create(manager.db, ctx, conf=manager.conf,
-                        action=messages.Action.CREATE_VOLUME_FROM_BACKEND,
-                        resource_uuid=volume.id, detail=messages.Detail.DRIVER_FAILED_CREATE,
-                        exception=failure.exception)
+        _message(manager, ctx, volume, failure.exception)
+
+
+def _message(manager, ctx, volume, error):
+    """The user message of a failed create (Cinder's 008 action, 012 detail unless mapped)."""
+    messages.create(manager.db, ctx, conf=manager.conf,
+                    action=messages.Action.CREATE_VOLUME_FROM_BACKEND,
+                    resource_uuid=volume.id, detail=messages.Detail.DRIVER_FAILED_CREATE,
+                    exception=error)
 
 
 class ExtractVolumeSpec(task.Task):

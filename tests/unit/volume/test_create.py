@@ -107,3 +107,17 @@ def test_volume_no_longer_creating_is_left_alone(manager, db):
     _create(manager, volume, attempts=1)
     assert row(db, volume.id).status == 'deleting'
     assert workers(db) == [] and manager.scheduler_api.casts == []
+
+
+class UnreachableScheduler:
+    def create_volume(self, ctxt, **kwargs):
+        raise ConnectionError('broker down')
+
+
+def test_a_reschedule_that_cannot_be_sent_ends_in_error(manager, db, conf):
+    conf.set_override('fake_fail', ['create_volume'], group='lvm')
+    manager.scheduler_api = UnreachableScheduler()
+    volume = add_volume(db)
+    _create(manager, volume, attempts=1)
+    assert row(db, volume.id).status == 'error'
+    assert event_ids(db) == ['VOLUME_VOLUME_008_012'] and workers(db) == []
