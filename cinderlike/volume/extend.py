@@ -60,6 +60,5 @@ def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
         LOG.warning('Volume %s moved on while it was being extended', volume_id)
         return False
     LOG.info('Volume %s extended to %s GiB', volume_id, new_size)
-    done = db_volumes.get(manager.db, volume_id=volume_id)
-    manager.notifier.info(ctx, done, 'resize.end', size=new_size)
+    manager.notifier.info(ctx, volume, 'resize.end', reload=True, size=new_size)
     return True

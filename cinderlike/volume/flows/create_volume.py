@@ -170,5 +170,4 @@ class CreateVolumeOnFinish(task.Task):
                 raise exception.InvalidVolume(
                     reason=f'volume {volume.id} left creating while the driver made it')
             db_workers.finish(manager.db, claim=claim, session=s)
-        done = db_volumes.get(manager.db, volume_id=volume.id)
-        manager.notifier.info(ctx, done, 'create.end')
+        manager.notifier.info(ctx, volume, 'create.end', reload=True)

@@ -1,5 +1,7 @@
 """volume/create.py + flows/create_volume.py: create, clone, reschedule, last attempt."""
 
+from oslo_messaging.notify import _impl_test
+
 from cinderlike.drivers.volume import base
 from tests.unit.volume.conftest import (
     HOST,
@@ -34,6 +36,10 @@ def test_create_makes_the_volume_available(manager, db):
     assert manager.driver.has_volume(base.VolumeRef.of(done))
     assert workers(db) == [] and claimed(db) == 2
     assert notified() == ['volume.create.start', 'volume.create.end']
+    end = _impl_test.NOTIFICATIONS[-1][1]
+    assert end['publisher_id'] == f'volume.{HOST}'
+    assert (end['payload']['status'], end['payload']['volume_id']) == ('available', volume.id)
+    assert end['payload']['launched_at'] == done.launched_at.isoformat()
     assert manager.scheduler_api.casts == [] and event_ids(db) == []
 
 

@@ -1,5 +1,7 @@
 """volume/extend.py through VolumeManager.extend_volume: commit or roll back, claim, status."""
 
+from oslo_messaging.notify import _impl_test
+
 from cinderlike import quota
 from cinderlike.db import volumes as db_volumes
 from tests.fixtures import daemons
@@ -40,6 +42,8 @@ def test_extend_commits_quota_and_writes_the_size(manager, db):
     assert claimed(db) == 3 and workers(db) == []
     assert manager.driver.get_volume_stats()['pools'][0]['allocated_capacity_gb'] == 3
     assert notified()[-2:] == ['volume.resize.start', 'volume.resize.end']
+    end = _impl_test.NOTIFICATIONS[-1][1]['payload']
+    assert (end['size'], end['status']) == (3, 'available')
 
 
 def test_attached_volume_returns_to_in_use(manager, db):
