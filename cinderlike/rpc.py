@@ -10,6 +10,7 @@ import threading
 import oslo_messaging as messaging
 
 from cinderlike import context as context_mod
+from cinderlike import exception
 
 SCHEDULER_TOPIC = 'cinder-scheduler'
 VOLUME_TOPIC = 'cinder-volume'
@@ -28,7 +29,10 @@ def get_transport(conf):
     with _LOCK:
         key = (id(conf), conf.transport_url)
         if key not in _TRANSPORTS:
-            _TRANSPORTS[key] = messaging.get_rpc_transport(conf)
+            # NOTE(exmods): a call's server-side cinderlike exception comes back as itself
+            # (its HTTP code intact), as Cinder allows cinder.exception.
+            _TRANSPORTS[key] = messaging.get_rpc_transport(
+                conf, allowed_remote_exmods=[exception.__name__])
         return _TRANSPORTS[key]
 
 

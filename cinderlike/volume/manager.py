@@ -4,7 +4,7 @@ import time
 
 from oslo_log import log as logging
 
-from cinderlike import exception, locks, manager, rpc
+from cinderlike import exception, locks, manager, notifications, rpc
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import services as db_services
 from cinderlike.drivers import volume as volume_drivers
@@ -14,7 +14,6 @@ from cinderlike.volume import (
     create,
     delete,
     extend,
-    notifications,
     periodics,
     rpcapi,
 )
@@ -44,6 +43,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             self.scheduler_api, service_name='volume', host=host,
             cluster_name=self.cluster_name)
         self.notifier = notifications.VolumeNotifier(conf, db, host=host)
+        self.capacity_notifier = rpc.get_notifier(conf, publisher_id=f'capacity.{host}')
         self._service_id = None
 
     @property

@@ -1,13 +1,16 @@
 """Periodic work of a volume service (cinderlike-volume): capability reports to the schedulers.
 
 Each report is gathered, written to the pools rows (limits only) and fanned out in one step,
-under one sequence number.
+under one sequence number; then a `capacity.pool` notification per pool tells billing and
+monitoring what the database holds (the claimed amount is the database's, not the report's).
 """
 
 import copy
 
 from oslo_log import log as logging
 
+from cinderlike import context as context_mod
+from cinderlike import notifications
 from cinderlike.db import pools as db_pools
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import backend_state, capacity
@@ -17,7 +20,7 @@ LOG = logging.getLogger(__name__)
 
 class VolumePeriodics:
     """Mixed into VolumeManager, which provides driver, initialized, host, cluster_name, db,
-    configuration and _publisher."""
+    configuration, capacity_notifier and _publisher."""
 
     @periodic(spacing_opt='backend_stats_polling_interval')
     def _periodic_report_capabilities(self, context):
@@ -43,10 +46,28 @@ class VolumePeriodics:
         backend = backend_state.BackendState.from_report(
             self.host, capabilities, cluster_name=self.cluster_name,
             default_ratio=self.configuration.max_over_subscription_ratio)
+        limits = [pool_limits(pool) for pool in backend.pools.values()]
         db_pools.record_report(
-            self.db, backend=self.host, cluster_name=self.cluster_name,
-            pools=[pool_limits(pool) for pool in backend.pools.values()], seq=sequence,
-            gathered_at=gathered_at)
+            self.db, backend=self.host, cluster_name=self.cluster_name, pools=limits,
+            seq=sequence, gathered_at=gathered_at)
+        self._notify_capacity([pool['name'] for pool in limits])
+
+    def _notify_capacity(self, names: list[str]) -> None:
+        """`capacity.pool` for each reported pool, as Cinder's notify_about_capacity_usage."""
+        if not self.capacity_notifier.is_enabled():
+            return
+        ctx = context_mod.get_admin_context()
+        for row in db_pools.get_all(self.db, names=names):
+            self.capacity_notifier.info(ctx, 'capacity.pool', notifications.capacity_usage(
+                row, virtual_free=_virtual_free(row)))
+
+
+def _virtual_free(row):
+    """Virtual free capacity of a pools row; 'unknown' when the pool reports no limit."""
+    if row.capacity_limit_gb is None or row.free_capacity_gb is None:
+        return 'unknown'
+    return capacity.virtual_free_gb(row.capacity_limit_gb, row.free_capacity_gb,
+                                    row.provisioned_capacity_gb or 0, row.thin_provisioning)
 
 
 def _finite(value):

@@ -113,15 +113,21 @@ def reset_status(db, ctx, *, volume_id: str, values: dict) -> None:
     db_volumes.reset_status(db, volume_id=volume_id, values=values)
 
 
-def update(db, ctx, *, volume_id: str, values: dict, metadata: dict | None) -> None:
-    """PUT /volumes/{id}: name, description and (all of) the metadata."""
-    get(db, ctx, volume_id=volume_id)
+def update(db, ctx, *, volume_id: str, values: dict, metadata: dict | None,
+           notifier=None) -> None:
+    """PUT /volumes/{id}: name, description and (all of) the metadata.
+
+    With a *notifier* (PUT, not os-set_bootable, as Cinder) `volume.update` follows.
+    """
+    volume = get(db, ctx, volume_id=volume_id)
     with db.writer() as session:
         if values:
             db_volumes.update(db, volume_id=volume_id, values=values, session=session)
         if metadata is not None:
             db_volumes.update_metadata(db, volume_id=volume_id, metadata=metadata,
                                        replace=True, session=session)
+    if notifier is not None:
+        notifier.info(ctx, volume, 'update', reload=True)
 
 
 def update_readonly_flag(db, ctx, *, volume_id: str, readonly: bool) -> None:

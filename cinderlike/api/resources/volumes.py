@@ -8,7 +8,7 @@ import ast
 import falcon
 from oslo_utils import strutils, timeutils
 
-from cinderlike import exception
+from cinderlike import exception, notifications
 from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.flows.create_volume import CreateRequest
@@ -211,6 +211,7 @@ class Volume:
         self._enforcer = enforcer
         self._rpc = rpc
         self._render = VolumeRenderer(conf, db, enforcer)
+        self._notifier = notifications.VolumeNotifier(conf, db, host=conf.host)
 
     def _load(self, req: falcon.Request, volume_id: str, rule: str):
         ctx = req.context.ctx
@@ -234,7 +235,7 @@ class Volume:
                 if key in changes:
                     values[f'display_{field}'] = changes[key]
         operations.update(self._db, req.context.ctx, volume_id=volume_id, values=values,
-                          metadata=changes.get('metadata'))
+                          metadata=changes.get('metadata'), notifier=self._notifier)
         resp.media = self._render.one(req, operations.get(self._db, req.context.ctx,
                                                           volume_id=volume_id))
 

@@ -1,7 +1,10 @@
 """DELETE /volumes/{id}, PUT, metadata and the os-* actions: CAS refusals name the states."""
 
 import pytest
+from falcon import testing
+from oslo_messaging.notify import _impl_test
 
+from cinderlike.api.app import create_app
 from cinderlike.db import volumes as db_volumes
 from tests.unit.api.type_fixtures import admin, user
 from tests.unit.api.volume_fixtures import action, add_volume, fault, usages, volume_rows
@@ -168,3 +171,20 @@ def test_metadata_endpoints(vclient, db):
                                        headers=admin()))[0] == 400
     assert vclient.simulate_get(url, headers=admin()).json == {'metadata': {}}
 
+
+
+def test_update_sends_volume_update_with_the_new_name(conf, seeded):
+    db = seeded
+    conf.set_override('driver', ['test'], group='oslo_messaging_notifications')
+    _impl_test.reset()
+    volume = add_volume(db, display_name='old')
+    # NOTE(notifier): the app's notifier takes the conf's driver when the app is built.
+    client = testing.TestClient(create_app(conf, db=db))
+    assert client.simulate_put(f'/v3/volumes/{volume.id}', headers=admin(),
+                               json={'volume': {'name': 'new'}}).status_code == 200
+    [(_ctxt, message, _prio, _retry)] = _impl_test.NOTIFICATIONS
+    assert message['event_type'] == 'volume.update'
+    assert (message['payload']['volume_id'], message['payload']['display_name']) == (
+        volume.id, 'new')
+    assert action(client, volume.id, {'os-set_bootable': {'bootable': True}}).status_code == 200
+    assert len(_impl_test.NOTIFICATIONS) == 1
