@@ -161,15 +161,33 @@ class Stack:
         return subprocess.run([str(BIN / script), '--config-file', str(self.config_path), *args],
                               capture_output=True, text=True, timeout=300, check=True)
 
-    def start(self, name) -> Daemon:
-        """Start cinderlike-<name> in its own process group."""
-        log_path = self.workdir / f'{name}.{len(self.daemons)}.log'
+    def start(self, name, *, label=None, host=None) -> Daemon:
+        """Start cinderlike-<name> in its own process group, kept as daemons[*label or name*].
+
+        *host* overrides [DEFAULT] host for this daemon alone (a second scheduler must not
+        share the first one's services row).
+        """
+        label = label or name
+        log_path = self.workdir / f'{label}.{len(self.daemons)}.log'
+        args = [str(BIN / f'cinderlike-{name}'), '--config-file', str(self.config_path)]
+        if host is not None:
+            # NOTE(config): a later --config-file overrides the options it sets.
+            override = self.workdir / f'{label}.conf'
+            override.write_text(f'[DEFAULT]\nhost = {host}\n')
+            args += ['--config-file', str(override)]
         with open(log_path, 'wb') as log:
-            proc = subprocess.Popen(
-                [str(BIN / f'cinderlike-{name}'), '--config-file', str(self.config_path)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.daemons[name] = Daemon(name, proc, log_path)
-        return self.daemons[name]
+            proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        self.daemons[label] = Daemon(label, proc, log_path)
+        return self.daemons[label]
+
+    def start_schedulers(self, count) -> list[Daemon]:
+        """*count* schedulers: `scheduler` on the stack's host, then `scheduler-2`... on
+        hosts of their own."""
+        return [self.start('scheduler') if index == 1 else
+                self.start('scheduler', label=f'scheduler-{index}',
+                           host=f'{self.host}-s{index}')
+                for index in range(1, count + 1)]
 
     def close(self):
         """Kill whatever a test left running; drop this run's vhost."""
