@@ -22,6 +22,10 @@ DRIVER_OPTS = [
     cfg.BoolOpt('fake_thin_provisioning', default=True,
                 help='Whether the fake driver reports thin (True) or thick (False) '
                      'provisioning. A thick fake backend refuses volumes that do not fit.'),
+    cfg.BoolOpt('fake_refuse_overcommit', default=True,
+                help='Whether a thick fake backend refuses volumes that do not fit. False '
+                     'makes it accept everything, so that only the scheduler\'s claims '
+                     'keep its pool from being over-committed (benchmarks/overcommit.py).'),
     cfg.DictOpt('fake_latency', default={},
                 help='Seconds each operation of the fake driver takes, e.g. '
                      f'"create_volume:0.05,delete_volume:0.01". Operations: '
@@ -66,7 +70,8 @@ class FakeDriver(base.VolumeDriver):
         with self._lock:
             used = sum(self._volumes.values())
             total = self.configuration.fake_total_capacity_gb
-            if not self.configuration.fake_thin_provisioning and used + grow_by > total:
+            if (not self.configuration.fake_thin_provisioning and
+                    self.configuration.fake_refuse_overcommit and used + grow_by > total):
                 raise exception.VolumeBackendAPIException(
                     data=f'not enough space for {volume.name}: {grow_by} GiB wanted, '
                          f'{total - used} GiB free')

@@ -73,3 +73,12 @@ def test_failure_injection_per_operation(backend_conf):
 def test_connection_info(backend_conf):
     info = _driver(backend_conf).initialize_connection(_ref('a', 1), {'host': 'h'})
     assert info == {'driver_volume_type': 'fake', 'data': {'volume_id': 'a', 'access_mode': 'rw'}}
+
+
+def test_thick_backend_that_does_not_refuse_accepts_everything(backend_conf):
+    driver = _driver(backend_conf, fake_total_capacity_gb=10, fake_thin_provisioning=False,
+                     fake_refuse_overcommit=False)
+    driver.create_volume(_ref('a', 8))
+    driver.create_volume(_ref('b', 8))
+    pool = _pool(driver)
+    assert (pool['thick_provisioning_support'], pool['allocated_capacity_gb']) == (True, 16)
