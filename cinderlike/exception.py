@@ -38,6 +38,11 @@ class InvalidHost(Invalid):
     msg_fmt = 'Invalid host: %(reason)s'
 
 
+class ClusterHasHosts(Invalid):
+    """A cluster cannot be removed while live services name it."""
+    msg_fmt = 'Cluster %(id)s still has hosts.'
+
+
 class MalformedRequestUrl(Invalid):
     """The project in the URL is not the token's project."""
     msg_fmt = 'Malformed request url'

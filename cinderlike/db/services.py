@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from cinderlike import exception
 from cinderlike.db import conditional
-from cinderlike.db.models import Service, utcnow
+from cinderlike.db.models import Cluster, Service, utcnow
 
 
 def is_up(service: Service, *, down_time: int, now: datetime.datetime | None = None) -> bool:
@@ -53,7 +53,7 @@ def get(db, service_id: int) -> Service:
         return row
 
 
-def _host_level(column, value: str):
+def host_level(column, value: str):
     """Cinder's _filter_host: `h#p` matches exactly, `h@b` also its pools, `h` also its
     backends and pools."""
     conditions = [column == value]
@@ -64,20 +64,31 @@ def _host_level(column, value: str):
     return sa.or_(*conditions)
 
 
+def _disabled():
+    """Cinder's _clustered_bool_field_filter: a clustered service is disabled when its
+    cluster row is; one outside a cluster by its own row."""
+    in_disabled_cluster = sa.exists().where(
+        Cluster.name == Service.cluster_name, Cluster.binary == Service.binary,
+        Cluster.deleted.is_(False), Cluster.disabled.is_(True))
+    return sa.or_(sa.and_(Service.cluster_name.is_(None), Service.disabled.is_(True)),
+                  sa.and_(Service.cluster_name.is_not(None), in_disabled_cluster))
+
+
 def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
             host_or_cluster=None) -> list[Service]:
     """Live service rows, filtered like Cinder's service_get_all (*host_or_cluster* at
-    Cinder's host/backend/pool match levels on either column)."""
+    Cinder's host/backend/pool match levels on either column; *disabled* of a clustered
+    service is its cluster's)."""
     stmt = sa.select(Service).where(Service.deleted.is_(False))
     if host_or_cluster is not None:
-        stmt = stmt.where(sa.or_(_host_level(Service.host, host_or_cluster),
-                                 _host_level(Service.cluster_name, host_or_cluster)))
+        stmt = stmt.where(sa.or_(host_level(Service.host, host_or_cluster),
+                                 host_level(Service.cluster_name, host_or_cluster)))
     if host is not None:
         stmt = stmt.where(Service.host == host)
     if binary is not None:
         stmt = stmt.where(Service.binary == binary)
     if disabled is not None:
-        stmt = stmt.where(Service.disabled.is_(disabled))
+        stmt = stmt.where(_disabled() if disabled else ~_disabled())
     if cluster_name is not None:
         stmt = stmt.where(Service.cluster_name == cluster_name)
     with db.reader() as session:
