@@ -107,8 +107,9 @@ class HostManager:
 
     def _read_services(self):
         down_time = self.conf.service_down_time
-        return [svc for svc in db_services.get_all(self.db, binary=VOLUME_BINARY)
-                if not svc.disabled and db_services.is_up(svc, down_time=down_time)]
+        # NOTE(cluster): disabled=False asks the cluster row of a clustered service.
+        return [svc for svc in db_services.get_all(self.db, binary=VOLUME_BINARY, disabled=False)
+                if db_services.is_up(svc, down_time=down_time)]
 
     def _unreported(self, services) -> list[str]:
         return [svc.host for svc in services if svc.host not in self._backends]

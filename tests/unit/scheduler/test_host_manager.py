@@ -4,6 +4,7 @@ import datetime
 
 import pytest
 
+from cinderlike.db import clusters as db_clusters
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db.models import utcnow
@@ -91,3 +92,17 @@ def test_wait_for_reports_gives_up_after_the_init_wait_time(db):
     clock.now = 6.0
     hm.wait_for_reports()       # returns at once: the wait time is over
     assert hm.pools() == []
+
+
+def test_a_clustered_backend_is_disabled_by_its_cluster_row(db):
+    clock = Clock()
+    hm = _hm(db, clock)
+    _register(db, 'a@lvm', cluster_name='c@lvm')
+    _report(hm, 'a@lvm', cluster_name='c@lvm', total=100)
+    db_services.set_disabled(db, host='a@lvm', binary='cinder-volume', disabled=True)
+    assert [b.host for b in hm.backends()] == ['a@lvm']   # the service's own flag is moot
+    db_clusters.ensure(db, name='c@lvm', binary='cinder-volume')
+    cluster = db_clusters.get(db, name='c@lvm', down_time=60).cluster
+    db_clusters.set_disabled(db, cluster_id=cluster.id, disabled=True, reason=None)
+    clock.now += host_manager.SERVICES_TTL
+    assert hm.backends() == []
