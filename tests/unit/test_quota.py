@@ -5,28 +5,11 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from cinderlike import conf as cl_conf
 from cinderlike import exception, quota
 from cinderlike.db import quotas as db_quotas
-from cinderlike.db.engine import Database
-from cinderlike.db.models import Base, QuotaUsage, Reservation, Volume, VolumeType, utcnow
+from cinderlike.db.models import QuotaUsage, Reservation, Volume, VolumeType, utcnow
 
 PROJECT = 'p1'
-
-
-@pytest.fixture
-def db():
-    database = Database('sqlite://')
-    Base.metadata.create_all(database.engine)
-    yield database
-    database.dispose()
-
-
-@pytest.fixture
-def conf():
-    config = cl_conf.new_conf()
-    config([])
-    return config
 
 
 def add_type(db, name, type_id=None):

@@ -30,11 +30,6 @@ def conf():
     daemons.close_transports()
 
 
-@pytest.fixture
-def db():
-    return daemons.make_db()
-
-
 def _backend(conf, name, **options):
     volume_conf.register_backend(conf, name)
     for key, value in options.items():

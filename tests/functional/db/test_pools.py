@@ -5,46 +5,22 @@ as many through as fit, whatever the interleaving.
 """
 
 import random
-import threading
 
 import pytest
 
-from cinderlike.db import migration, placements
+from cinderlike.db import placements
 from cinderlike.db import pools as db_pools
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.engine import Database
-from tests.fixtures.database import fresh_database
+from tests.fixtures.race import race
 from tests.unit.scheduler import placing
 
-SERVERS = [pytest.param('postgresql', marks=pytest.mark.postgresql),
-           pytest.param('mysql', marks=pytest.mark.mysql)]
 POOL = 'n1@lvm#pool1'
 
 
-@pytest.fixture(params=SERVERS)
-def db(request):
-    server_url = request.getfixturevalue(f'{request.param}_server_url')
-    with fresh_database(server_url) as url:
-        migration.upgrade(url)
-        database = Database(url)
-        yield database
-        database.dispose()
-
-
-def _together(calls):
-    """Run *calls* in threads released at once; their results in order."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(index, call):
-        barrier.wait()
-        results[index] = call()
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
+@pytest.fixture
+def db(fresh_db):
+    """A new database per test: every test here claims on the same pool name."""
+    return fresh_db
 
 
 @pytest.mark.parametrize('caps, expected', [
@@ -53,7 +29,7 @@ def _together(calls):
 ])
 def test_thirty_concurrent_claims_of_10_gb(db, caps, expected):
     placing.record(db, 'n1@lvm', placing.capabilities(**caps))
-    results = _together([lambda: db_pools.claim(db, pool=POOL, size_gb=10)] * 30)
+    results = race(*[lambda: db_pools.claim(db, pool=POOL, size_gb=10)] * 30)
     assert results.count(True) == expected
     assert db_pools.claims(db)[POOL] == (expected * 10, expected * 10)
 
@@ -61,7 +37,7 @@ def test_thirty_concurrent_claims_of_10_gb(db, caps, expected):
 def test_thirty_concurrent_placements_of_10_gb_volumes(db):
     placing.record(db, 'n1@lvm', placing.capabilities(total=100))
     ids = [placing.add_volume(db, size=10) for _ in range(30)]
-    results = _together([
+    results = race(*[
         lambda volume_id=volume_id: placements.place_volume(
             db, volume_id=volume_id, pool=POOL, size_gb=10, host=POOL, cluster_name=None)
         for volume_id in ids])
@@ -93,7 +69,8 @@ def test_placements_and_deletes_racing_keep_claims_equal_to_volumes(db):
                                                        host=POOL, cluster_name=None)
               for v, s in new]
     rng.shuffle(calls)
-    _together(calls)
+    failures = [r for r in race(*calls) if isinstance(r, Exception)]
+    assert failures == []
     assert db_pools.drift(db) == []
     assert db_pools.claims(db)[POOL][0] <= 200
 
@@ -111,7 +88,7 @@ def test_a_delayed_report_never_undoes_a_claim(db):
 
 def test_concurrent_first_reports_create_one_row(db):
     caps = placing.capabilities(total=100)
-    results = _together([lambda h=h: placing.record(db, h, caps, cluster_name='c@lvm')
+    results = race(*[lambda h=h: placing.record(db, h, caps, cluster_name='c@lvm')
                          for h in ('a@lvm', 'b@lvm', 'c@lvm', 'd@lvm')])
     assert sum(results) >= 1
     assert [row.name for row in db_pools.get_all(db)] == ['c@lvm#pool1']

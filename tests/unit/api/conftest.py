@@ -9,18 +9,9 @@ from falcon import testing
 from cinderlike import conf as cl_conf
 from cinderlike.api.app import create_app
 from cinderlike.db import services as db_services
-from cinderlike.db.engine import Database
-from cinderlike.db.models import Base, Service, utcnow
+from cinderlike.db.models import Service, utcnow
 
 ADMIN = {'X-Auth-Token': 'admin:admin'}
-
-
-@pytest.fixture
-def db():
-    database = Database('sqlite://')
-    Base.metadata.create_all(database.engine)
-    yield database
-    database.dispose()
 
 
 @pytest.fixture
