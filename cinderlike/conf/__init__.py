@@ -7,6 +7,7 @@ from cinderlike.conf import (
     api,
     audit,
     backup,
+    cleanup,
     coordination,
     database,
     default,
@@ -19,7 +20,7 @@ from cinderlike.conf import (
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler)
+            quota, messages, scheduler, cleanup)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -3,9 +3,11 @@
 The volume service takes the row when it starts driver work and removes it when the status
 is settled. Taking a row bumps its `epoch`; the holder remembers the epoch, and `held()` is
 the SQL predicate that makes its final status write fail once another service took over.
+A cleanup (start-up, POST /workers/cleanup, a dead cluster peer) takes rows the same way.
 """
 
 import dataclasses
+import datetime
 
 import sqlalchemy as sa
 from oslo_log import log as logging
@@ -35,20 +37,22 @@ def _where(resource_type: str, resource_id: str):
 
 
 def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: int | None,
-          session=None) -> Claim:
+          request: dict | None = None, session=None) -> Claim:
     """Take the resource's workers row for *service_id* (creating it), bumping its epoch.
 
-    Pass the session of the status change so both commit together.
+    *request* is what a cleanup would need to settle the operation. Pass the session of the
+    status change so both commit together.
     """
     values = {'status': status, 'service_id': service_id, 'epoch': Worker.epoch + 1,
-              'updated_at': utcnow()}
+              'updated_at': utcnow(), 'request': request}
     with db.writer(session) as s:
         where = _where(resource_type, resource_id)
         if not conditional.update(s, Worker, values=values, where=where):
             try:
                 with s.begin_nested():
                     s.add(Worker(resource_type=resource_type, resource_id=resource_id,
-                                 status=status, service_id=service_id, epoch=1))
+                                 status=status, service_id=service_id, epoch=1,
+                                 request=request, updated_at=values['updated_at']))
             except sa.exc.IntegrityError:
                 # NOTE(race): another service inserted it first; take it over from them.
                 conditional.update(s, Worker, values=values, where=where)
@@ -59,7 +63,8 @@ def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: 
     return Claim(row_id, resource_type, resource_id, epoch)
 
 
-def begin_volume(db, *, volume_id: str, status: str, service_id: int | None):
+def begin_volume(db, *, volume_id: str, status: str, service_id: int | None,
+                 request: dict | None = None):
     """(row, Claim) of a volume still in *status*, its workers row taken in the same
     transaction as that check; (row, None) when the volume is in another status.
 
@@ -70,7 +75,7 @@ def begin_volume(db, *, volume_id: str, status: str, service_id: int | None):
         if volume.status != status:
             return volume, None
         claim = begin(db, resource_type=VOLUME, resource_id=volume_id, status=status,
-                      service_id=service_id, session=s)
+                      service_id=service_id, request=request, session=s)
     return volume, claim
 
 
@@ -91,3 +96,67 @@ def finish(db, *, claim: Claim, session=None) -> bool:
 def get(db, *, resource_type: str, resource_id: str, session=None) -> Worker | None:
     with db.reader(session) as s:
         return s.scalars(sa.select(Worker).where(*_where(resource_type, resource_id))).first()
+
+
+def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | None = None,
+            resource_id: str | None = None, until: datetime.datetime | None = None,
+            session=None) -> list[Worker]:
+    """Rows matching a cleanup request; *until* keeps rows taken at or before that time
+    (Cinder's rule: work started after the request is not the dead service's)."""
+    stmt = sa.select(Worker)
+    if service_ids is not None:
+        stmt = stmt.where(Worker.service_id.in_(service_ids))
+    if resource_type is not None:
+        stmt = stmt.where(sa.func.lower(Worker.resource_type) == resource_type.lower())
+    if resource_id is not None:
+        stmt = stmt.where(Worker.resource_id == resource_id)
+    if until is not None:
+        stmt = stmt.where(sa.func.coalesce(Worker.updated_at, Worker.created_at) <= until)
+    with db.reader(session) as s:
+        return list(s.scalars(stmt.order_by(Worker.id)))
+
+
+def claim_for_cleanup(db, *, worker: Worker, service_id: int) -> Claim | None:
+    """Take *worker* (as read) for *service_id* by compare-and-swap on its owner and epoch,
+    bumping the epoch; None when another service changed it first (it is theirs then)."""
+    owner = (Worker.service_id.is_(None) if worker.service_id is None
+             else Worker.service_id == worker.service_id)
+    with db.writer() as s:
+        if not conditional.update(
+                s, Worker,
+                values={'service_id': service_id, 'epoch': Worker.epoch + 1,
+                        'updated_at': utcnow()},
+                where=[Worker.id == worker.id, Worker.epoch == worker.epoch, owner]):
+            return None
+    LOG.info('%(type)s %(id)s: workers row of service %(old)s taken for cleanup by service '
+             '%(new)s (epoch %(epoch)s)', {'type': worker.resource_type,
+                                           'id': worker.resource_id, 'old': worker.service_id,
+                                           'new': service_id, 'epoch': worker.epoch + 1})
+    return Claim(worker.id, worker.resource_type, worker.resource_id, worker.epoch + 1)
+
+
+def give_back(db, *, claim: Claim, worker: Worker) -> bool:
+    """A cleanup that failed returns the row to the service and time it had (Cinder's), so a
+    later cleanup retries it; the epoch stays bumped, so the old holder stays fenced."""
+    with db.writer() as s:
+        return bool(conditional.update(
+            s, Worker, values={'service_id': worker.service_id, 'updated_at': worker.updated_at},
+            where=[Worker.id == claim.id, Worker.epoch == claim.epoch]))
+
+
+def fenced(db, *, claim: Claim, operation: str) -> bool:
+    """Whether our row was taken over (or settled) by another service; logs the refusal.
+
+    Called when a status write under *claim* changed nothing, to tell fencing apart from
+    a volume that moved on for another reason (an admin's reset).
+    """
+    row = get(db, resource_type=claim.resource_type, resource_id=claim.resource_id)
+    if row is not None and row.id == claim.id and row.epoch == claim.epoch:
+        return False
+    LOG.warning('%(type)s %(id)s: %(op)s result refused: its workers row was taken over '
+                '(our epoch %(ours)s, now %(now)s, service %(service)s); the new owner '
+                'settles it', {'type': claim.resource_type, 'id': claim.resource_id,
+                               'op': operation, 'ours': claim.epoch,
+                               'now': row.epoch if row is not None else 'settled',
+                               'service': row.service_id if row is not None else None})
+    return True

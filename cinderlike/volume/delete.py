@@ -27,9 +27,12 @@ def _quota_deltas(manager, volume) -> dict[str, int]:
 def _settle(manager, volume, claim, **outcome) -> None:
     """Leave `deleting` for error_deleting (error=True) or available (status=...)."""
     with manager.db.writer() as s:
-        if db_volumes.finish(manager.db, volume_id=volume.id, action='delete',
-                             where=[db_workers.held(claim)], session=s, **outcome):
+        done = db_volumes.finish(manager.db, volume_id=volume.id, action='delete',
+                                 where=[db_workers.held(claim)], session=s, **outcome)
+        if done:
             db_workers.finish(manager.db, claim=claim, session=s)
+    if not done:
+        db_workers.fenced(manager.db, claim=claim, operation='delete')
 
 
 def _destroy(manager, volume, claim) -> bool:
@@ -77,7 +80,8 @@ def delete_volume(manager, ctx, *, volume_id: str) -> bool:
         _settle(manager, volume, claim, error=True)
         return False
     if not _destroy(manager, volume, claim):
-        LOG.warning('Volume %s moved on while it was being deleted', volume_id)
+        if not db_workers.fenced(manager.db, claim=claim, operation='delete'):
+            LOG.warning('Volume %s moved on while it was being deleted', volume_id)
         return False
     manager.notifier.info(ctx, volume, 'delete.end')
     return True

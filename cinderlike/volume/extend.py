@@ -18,11 +18,15 @@ LOG = logging.getLogger(__name__)
 
 def _fail(manager, ctx, volume, claim, new_size, reservations, error) -> None:
     with manager.db.writer() as s:
-        if db_volumes.finish(manager.db, volume_id=volume.id, action='extend', error=True,
-                             where=[db_workers.held(claim)], session=s):
+        done = db_volumes.finish(manager.db, volume_id=volume.id, action='extend', error=True,
+                                 where=[db_workers.held(claim)], session=s)
+        if done:
             quota.rollback(manager.db, ctx, reservations, session=s)
             claims.release(manager.db, volume, new_size - volume.size, session=s)
             db_workers.finish(manager.db, claim=claim, session=s)
+    # NOTE(fencing): a service that took the row over settled the extend and its quota.
+    if not done and db_workers.fenced(manager.db, claim=claim, operation='extend'):
+        return
     messages.create(manager.db, ctx, conf=manager.conf, action=messages.Action.EXTEND_VOLUME,
                     resource_uuid=volume.id, detail=messages.Detail.DRIVER_FAILED_EXTEND,
                     exception=error)
@@ -42,9 +46,9 @@ def _succeed(manager, ctx, volume, claim, new_size, reservations) -> bool:
 def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
                   reservations: list[str]) -> bool:
     """Grow the volume to *new_size* GiB; True when it did."""
-    volume, claim = db_workers.begin_volume(manager.db, volume_id=volume_id,
-                                            status=Status.EXTENDING,
-                                            service_id=manager.service_id)
+    volume, claim = db_workers.begin_volume(
+        manager.db, volume_id=volume_id, status=Status.EXTENDING, service_id=manager.service_id,
+        request={'new_size': new_size, 'reservations': list(reservations)})
     if claim is None:
         LOG.warning('Volume %s is %s, not extending; nothing to do', volume_id, volume.status)
         return False
@@ -57,7 +61,8 @@ def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
         _fail(manager, ctx, volume, claim, new_size, reservations, error)
         return False
     if not _succeed(manager, ctx, volume, claim, new_size, reservations):
-        LOG.warning('Volume %s moved on while it was being extended', volume_id)
+        if not db_workers.fenced(manager.db, claim=claim, operation='extend'):
+            LOG.warning('Volume %s moved on while it was being extended', volume_id)
         return False
     LOG.info('Volume %s extended to %s GiB', volume_id, new_size)
     manager.notifier.info(ctx, volume, 'resize.end', reload=True, size=new_size)

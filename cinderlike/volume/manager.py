@@ -6,8 +6,10 @@ from oslo_log import log as logging
 
 from cinderlike import exception, locks, manager, notifications, rpc
 from cinderlike.conf import volume as volume_conf
+from cinderlike.db import clusters as db_clusters
 from cinderlike.db import services as db_services
 from cinderlike.drivers import volume as volume_drivers
+from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from cinderlike.volume import (
     capabilities,
@@ -15,6 +17,7 @@ from cinderlike.volume import (
     delete,
     extend,
     periodics,
+    recovery,
     rpcapi,
 )
 
@@ -34,6 +37,10 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self.backend = backend
         self.configuration = volume_conf.register_backend(conf, backend)
         driver_cls = volume_drivers.driver_class(self.configuration.volume_driver)
+        if self.cluster_name and not driver_cls.SUPPORTS_ACTIVE_ACTIVE:
+            raise exception.VolumeDriverException(
+                message='Active-Active configuration is not currently supported by driver '
+                        f'{self.configuration.volume_driver}.')
         volume_conf.register_backend(conf, backend, driver_cls.DRIVER_OPTS)
         self.driver = driver_cls(self.configuration, host=host)
         self.initialized = False
@@ -66,14 +73,29 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         return targets
 
     def periodic_option(self, name):
-        return getattr(self.configuration, name)
+        """A backend option (its section, then [backend_defaults]), else a [DEFAULT] one."""
+        if name in self.conf[volume_conf.GROUP]:
+            return getattr(self.configuration, name)
+        return self.conf[name]
 
     def is_working(self) -> bool:
         return self.initialized
 
+    def added_to_cluster(self, context):
+        """This backend joined its cluster: its volumes become the cluster's (Cinder's
+        _include_resources_in_cluster), so any member serves them."""
+        count = db_clusters.include_volumes(self.db, host=self.host,
+                                            cluster_name=self.cluster_name)
+        LOG.info('%d volumes of host %s included in cluster %s.', count, self.host,
+                 self.cluster_name)
+
     def init_host(self, context):
-        """Initialise the driver (with retries), then tell the schedulers what we offer."""
+        """Initialise the driver (with retries), settle what this service left in flight
+        when it stopped (Cinder's start-up do_cleanup), then tell the schedulers what we
+        offer."""
         self._init_driver(context)
+        if self.initialized:
+            recovery.do_cleanup(self, context, recovery.own_request(self))
         self._report_capabilities(context)
 
     def _init_driver(self, context):
@@ -125,6 +147,9 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                       allow_reschedule=True):
         """Cast from the scheduler: create a volume placed on this backend."""
         LOG.debug('create_volume %s received on %s', volume_id, self.host)
+        if self.cluster_name:
+            # NOTE(cluster): whichever member took the cast owns the create from now on.
+            db_clusters.adopt_volume(self.db, volume_id=volume_id, host=self.host)
         create.create_volume(self, context, volume_id=volume_id, request_spec=request_spec,
                              filter_properties=filter_properties,
                              allow_reschedule=allow_reschedule)
@@ -149,3 +174,14 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                                  reservations=reservations)
         except exception.VolumeNotFound:
             LOG.warning('Volume %s to extend no longer exists', volume_id)
+
+    def do_cleanup(self, context, *, cleanup_request):
+        """Cast from the scheduler (POST /workers/cleanup): settle the selected rows."""
+        self.require_driver()
+        recovery.do_cleanup(self, context, recovery.CleanupRequest.from_dict(cleanup_request))
+
+    @periodic(spacing_opt='auto_cleanup_interval')
+    def _auto_cleanup(self, context):
+        """Beyond Cinder: take over the in-flight operations of a down cluster member."""
+        if self.conf.auto_cleanup_enabled and self.initialized:
+            recovery.clean_down_peers(self, context)

@@ -7,7 +7,7 @@ fanout on `cinder-volume`.
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.3'
+RPC_API_VERSION = '1.4'
 
 
 class VolumeAPI:
@@ -20,6 +20,8 @@ class VolumeAPI:
         1.2 - create_volume (request_spec and filter_properties as the scheduler built them,
               with `retry` when rescheduling is allowed), extend_volume
         1.3 - get_capabilities (call)
+        1.4 - do_cleanup (cleanup request as a dict: service_ids, resource_type,
+              resource_id, until)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -69,3 +71,9 @@ class VolumeAPI:
         """
         return self._get_cctxt(host, version='1.3').call(ctxt, 'get_capabilities',
                                                           discover=discover)
+
+    def do_cleanup(self, ctxt, *, cleanup_request: dict, host, cluster_name=None):
+        """Settle workers rows (POST /workers/cleanup): on the cluster's queue when the
+        scheduler found the cluster up (any live member takes it), else on *host*'s."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.4').cast(
+            ctxt, 'do_cleanup', cleanup_request=cleanup_request)

@@ -67,3 +67,5 @@ class Worker(TimestampMixin, Base):
     service_id: Mapped[int | None] = mapped_column(sa.ForeignKey('services.id'), index=True)
     race_preventer: Mapped[int] = mapped_column(sa.Integer, default=0, nullable=False)
     epoch: Mapped[int] = mapped_column(sa.Integer, default=0, nullable=False)
+    # Not Cinder's: what cleanup needs beyond the status (an extend's size and reservations).
+    request: Mapped[dict | None] = mapped_column(sa.JSON)

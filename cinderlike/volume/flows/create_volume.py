@@ -47,6 +47,9 @@ class OnFailureReschedule(task.Task):
 
     def revert(self, manager, ctx, volume, claim, request_spec, filter_properties,
                allow_reschedule, flow_failures, **kwargs):
+        if db_workers.fenced(manager.db, claim=claim, operation='create'):
+            # NOTE(fencing): the service that took the row over settled the volume.
+            return
         failure = next(iter(flow_failures.values()))
         retry = filter_properties.get('retry')
         attempts = (retry or {}).get('num_attempts', 1)

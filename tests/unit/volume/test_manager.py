@@ -4,6 +4,7 @@ import pytest
 
 from cinderlike import context, exception
 from cinderlike.conf import volume as volume_conf
+from cinderlike.db import engine, models
 from cinderlike.drivers.volume import fake
 from cinderlike.volume import manager as volume_manager
 from tests.fixtures import daemons
@@ -41,7 +42,10 @@ def _manager(conf, backend='lvm', sleeps=None, **options):
         conf.set_override(key, value, group=backend)
     sleep = sleeps.append if sleeps is not None else None
     kwargs = {'sleep': sleep} if sleep else {}
-    manager = volume_manager.VolumeManager(conf, host=f'node1@{backend}', db=None,
+    # NOTE(db): init_host cleans the service's workers rows, so it needs the tables.
+    db = engine.Database('sqlite://')
+    models.Base.metadata.create_all(db.engine)
+    manager = volume_manager.VolumeManager(conf, host=f'node1@{backend}', db=db,
                                            backend=backend, **kwargs)
     manager._publisher = RecordingPublisher()
     return manager
