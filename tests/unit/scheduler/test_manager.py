@@ -155,6 +155,36 @@ def _extending_volume(db, size=10):
     return volume_id
 
 
+def test_a_report_gathered_before_a_placement_and_delivered_after_keeps_its_claim(
+        manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100, seq=1)
+    # gathered now, before the placement: the backend has nothing allocated yet
+    stale = placing.capabilities(total=100, free=100, allocated_capacity_gb=0,
+                                 provisioned_capacity_gb=0)
+    first = placing.add_volume(db, size=60)
+    manager.create_volume(ctxt, volume_id=first, request_spec=placing.spec(first, size=60),
+                          filter_properties={})
+    assert db_volumes.get(db, volume_id=first).host == 'n1@lvm#pool1'
+    # ... and delivered after it, to the database and to the scheduler (bug 1553731)
+    placing.record(db, 'n1@lvm', stale, seq=2)
+    manager.update_service_capabilities(None, service_name='volume', host='n1@lvm',
+                                        capabilities=stale, cluster_name=None,
+                                        timestamp=T0.isoformat(), sequence=2)
+    assert manager.capabilities.get('volume', 'n1@lvm').sequence == 2
+    caps = manager.get_pools(ctxt)[0]['capabilities']
+    assert (caps['allocated_capacity_gb'], caps['provisioned_capacity_gb']) == (60, 60)
+    second = placing.add_volume(db, size=60)
+    manager.create_volume(ctxt, volume_id=second, request_spec=placing.spec(second, size=60),
+                          filter_properties={})
+    assert db_volumes.get(db, volume_id=second).status == 'error'
+    third = placing.add_volume(db, size=40)
+    manager.create_volume(ctxt, volume_id=third, request_spec=placing.spec(third, size=40),
+                          filter_properties={})
+    assert db_volumes.get(db, volume_id=third).host == 'n1@lvm#pool1'
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (100, 100)
+    assert db_pools.drift(db) == []
+
+
 def test_extend_claims_the_difference_and_casts(manager, db, ctxt):
     placing.add_backend(db, manager, 'n1@lvm', total=100)
     volume_id = _extending_volume(db)
