@@ -1,5 +1,6 @@
 """Test-run wiring: real-service markers become required (CI) or reported-and-deselected."""
 
+import shutil
 import warnings
 
 import pytest
@@ -13,7 +14,7 @@ _NOT_RUN = {}
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked postgresql/mysql/rabbit/redis need that server.
+    """Tests marked postgresql/mysql/rabbit/redis need that server, qemu_img that tool.
 
     Required (CINDERLIKE_REQUIRE_REAL_SERVICES=1): kept, and their fixtures fail loudly when
     the server is missing. Not required: deselected when the server is not configured or not
@@ -22,9 +23,11 @@ def pytest_collection_modifyitems(config, items):
     if services.required():
         return
     available = {kind: services.reachable(kind) for kind in services.ENV}
+    # The file driver's tests need qemu-img (Debian's qemu-utils); .ci/run installs it.
+    available['qemu_img'] = shutil.which('qemu-img') is not None
     keep, dropped = [], []
     for item in items:
-        missing = [k for k in services.ENV if item.get_closest_marker(k) and not available[k]]
+        missing = [k for k in available if item.get_closest_marker(k) and not available[k]]
         if missing:
             dropped.append(item)
             for kind in missing:
@@ -42,8 +45,9 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.section('real-service suites that did NOT run')
     for kind, count in sorted(_NOT_RUN.items()):
-        terminalreporter.write_line(
-            f'{kind}: {count} tests not run ({services.ENV[kind]} unset or server unreachable)')
+        why = (f'{services.ENV[kind]} unset or server unreachable' if kind in services.ENV
+               else 'qemu-img not installed (apt-get install qemu-utils)')
+        terminalreporter.write_line(f'{kind}: {count} tests not run ({why})')
 
 
 def _server_url(kind):

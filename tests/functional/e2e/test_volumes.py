@@ -12,7 +12,7 @@ import pytest
 from tests.fixtures.database import fresh_database
 from tests.functional.e2e.stack import PROJECT, Stack, wait_for
 
-pytestmark = pytest.mark.rabbit
+pytestmark = [pytest.mark.rabbit, pytest.mark.qemu_img]
 
 STARTUP = 90  # seconds for four Python daemons to import, connect, register and report
 SETTLE = 60  # seconds for a volume to reach a steady status

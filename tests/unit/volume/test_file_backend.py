@@ -11,6 +11,8 @@ from cinderlike.drivers.volume import base, file
 from cinderlike.volume import manager as volume_manager
 from tests.unit.volume.conftest import HOST, add_volume, ctx, grow_claim, row
 
+pytestmark = pytest.mark.qemu_img
+
 GiB = 1024 ** 3
 
 

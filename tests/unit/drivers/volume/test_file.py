@@ -10,6 +10,8 @@ from os_brick.initiator.connectors import local
 from cinderlike import exception
 from cinderlike.drivers.volume import base, file
 
+pytestmark = pytest.mark.qemu_img
+
 GiB = 1024 ** 3
 
 
