@@ -221,6 +221,17 @@ def unschedule(db, *, volume_id: str, where=(), session=None) -> bool:
     return bool(count)
 
 
+def error_unplaced(db, *, before, session=None) -> int:
+    """`error` for volumes `creating` with no backend, unchanged since *before* (a scheduler
+    died while placing them: the scheduler's workers cleanup); how many."""
+    with db.writer(session) as s:
+        return conditional.update(
+            s, Volume, values={'status': states.Status.ERROR},
+            where=[Volume.deleted.is_(False), Volume.status == states.Status.CREATING,
+                   Volume.host.is_(None),
+                   sa.func.coalesce(Volume.updated_at, Volume.created_at) <= before])
+
+
 def reset_status(db, *, volume_id: str, values: dict, session=None) -> None:
     """Admin reset-state: write the given status columns whatever they were.
 

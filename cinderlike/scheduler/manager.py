@@ -15,7 +15,7 @@ from cinderlike.db import pools as db_pools
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.periodic import periodic
-from cinderlike.scheduler import filter_scheduler, host_manager, rpcapi
+from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, rpcapi
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler.flows import create_volume
 from cinderlike.volume import rpcapi as volume_rpcapi
@@ -125,6 +125,20 @@ class SchedulerManager(manager.Manager):
             {'volume_type': spec, 'volume_properties': {'size': 0}},
             {'volume_type': spec, 'resource_type': spec, 'size': 0})
         return self.filter_scheduler.filter_pools(pools, request)
+
+    def work_cleanup(self, context, *, cleanup_request):
+        """Call from the API (POST /workers/cleanup): cast do_cleanup to each selected
+        service's cluster or host; (cleaning, unavailable) as service dicts."""
+        cleaning, unavailable = cleanup.distribute(
+            self.db, conf=self.conf, request=cleanup_request, volume_api=self.volume_api,
+            scheduler_api=rpcapi.SchedulerAPI(self.conf), ctx=context)
+        return [cleanup.describe(s) for s in cleaning], [cleanup.describe(s) for s in unavailable]
+
+    def do_cleanup(self, context, *, cleanup_request):
+        """Cast from work_cleanup: volumes a stopped scheduler left unplaced go to error."""
+        until = cleanup_request.get('until')
+        cleanup.clean_unplaced(self.db, conf=self.conf,
+                               until=datetime.datetime.fromisoformat(until) if until else None)
 
     @periodic(spacing_opt='message_reap_interval')
     def _clean_expired_messages(self, context):

@@ -8,7 +8,7 @@ import time
 from cinderlike import rpc
 from cinderlike.db.models import utcnow
 
-RPC_API_VERSION = '1.2'
+RPC_API_VERSION = '1.3'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -24,6 +24,7 @@ class SchedulerAPI:
               backend)
         1.1 - create_volume, extend_volume (volume id, JSON-safe request_spec)
         1.2 - get_pools (call; allocated/provisioned capacity from the database)
+        1.3 - work_cleanup (call; POST /workers/cleanup), do_cleanup
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -51,6 +52,17 @@ class SchedulerAPI:
         cctxt.cast(ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
                    reservations=reservations, request_spec=request_spec)
 
+
+    def work_cleanup(self, ctxt, *, cleanup_request: dict) -> tuple[list, list]:
+        """Send do_cleanup to the services the request selects (a call); returns the
+        (cleaning, unavailable) services as dicts of id, host, binary, cluster_name."""
+        cctxt = self.client.prepare(version='1.3')
+        return cctxt.call(ctxt, 'work_cleanup', cleanup_request=cleanup_request)
+
+    def do_cleanup(self, ctxt, *, cleanup_request: dict):
+        """Any scheduler settles what a stopped scheduler left (volumes never placed)."""
+        cctxt = self.client.prepare(version='1.3')
+        cctxt.cast(ctxt, 'do_cleanup', cleanup_request=cleanup_request)
 
     def get_pools(self, ctxt, *, filters=None):
         """[{'name': 'backend#pool', 'capabilities': {...}}] of the live pools (a call)."""

@@ -1,0 +1,86 @@
+"""cinderlike-scheduler: POST /workers/cleanup's distribution (Cinder's work_cleanup) and the
+scheduler's own cleanup (volumes a dead scheduler left `creating` without a backend).
+
+A volume service's rows go to its cluster's queue while any member is up (a live member
+settles them), else to its own host when it is up; otherwise the service is `unavailable`.
+"""
+
+import datetime
+
+from oslo_log import log as logging
+
+from cinderlike.db import services as db_services
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import utcnow
+
+LOG = logging.getLogger(__name__)
+
+CLEANABLE_BINARIES = ('cinder-volume', 'cinder-scheduler')
+
+
+def _host_matches(service_host: str, wanted: str) -> bool:
+    """Cinder's host filter: `node` also matches `node@backend` and `node@backend#pool`."""
+    if service_host == wanted:
+        return True
+    if '#' in wanted:
+        return False
+    return any(service_host.startswith(wanted + sep) for sep in ('#', '@'))
+
+
+def describe(service) -> dict:
+    """What the API answers about a service (Cinder's workers view)."""
+    return {'id': service.id, 'host': service.host, 'binary': service.binary,
+            'cluster_name': service.cluster_name}
+
+
+def select_services(db, request: dict) -> list:
+    """Service rows a cleanup request names (is_up defaults to False: only down services)."""
+    rows = db_services.get_all(db, binary=request.get('binary'),
+                               disabled=request.get('disabled'),
+                               cluster_name=request.get('cluster_name'))
+    host, service_id = request.get('host'), request.get('service_id')
+    return [row for row in rows if row.binary in CLEANABLE_BINARIES
+            and (service_id is None or row.id == int(service_id))
+            and (host is None or _host_matches(row.host or '', host))]
+
+
+def distribute(db, *, conf, request: dict, volume_api, scheduler_api, ctx):
+    """Cast do_cleanup for each selected service someone can clean; (cleaning, unavailable)."""
+    down_time = conf.service_down_time
+    now = utcnow()
+    services = select_services(db, request)
+    every = db_services.get_all(db, binary='cinder-volume')
+    is_up = bool(request.get('is_up', False))
+    cleaning, unavailable = [], []
+    for service in services:
+        up = db_services.is_up(service, down_time=down_time, now=now)
+        if up != is_up:
+            continue
+        cluster_up = service.cluster_name and any(
+            peer.cluster_name == service.cluster_name
+            and db_services.is_up(peer, down_time=down_time, now=now) for peer in every)
+        if not (up or cluster_up):
+            unavailable.append(service)
+            continue
+        cleanup_request = {'service_ids': [service.id], 'until': request.get('until'),
+                           'resource_type': request.get('resource_type'),
+                           'resource_id': request.get('resource_id')}
+        if service.binary == 'cinder-volume':
+            volume_api.do_cleanup(ctx, cleanup_request=cleanup_request, host=service.host,
+                                  cluster_name=service.cluster_name if cluster_up else None)
+        else:
+            scheduler_api.do_cleanup(ctx, cleanup_request=cleanup_request)
+        cleaning.append(service)
+    LOG.info('Workers cleanup request finished. Cleaning: %(c)s; unavailable: %(u)s',
+             {'c': [s.host for s in cleaning], 'u': [s.host for s in unavailable]})
+    return cleaning, unavailable
+
+
+def clean_unplaced(db, *, conf, until: datetime.datetime | None) -> int:
+    """`error` for volumes still `creating` without a backend well before *until*: no live
+    scheduler takes service_down_time to place one, so a dead scheduler dropped them."""
+    cutoff = (until or utcnow()) - datetime.timedelta(seconds=conf.service_down_time)
+    count = db_volumes.error_unplaced(db, before=cutoff)
+    if count:
+        LOG.warning('Set %d volumes left unplaced by a stopped scheduler to error', count)
+    return count
