@@ -39,6 +39,10 @@ class Manager:
         """Value of the option a `@periodic(spacing_opt=name)` task is spaced by."""
         return self.conf[name]
 
+    def added_to_cluster(self, context):
+        """This service has just joined its cluster (it had none before); runs before
+        init_host."""
+
     def init_host(self, context):
         """Prepare the service before its RPC servers start."""
 

@@ -14,6 +14,7 @@ from oslo_service import service as oslo_service
 
 from cinderlike import context as context_mod
 from cinderlike import coordination, periodic, rpc
+from cinderlike.db import clusters as clusters_db
 from cinderlike.db import engine
 from cinderlike.db import services as services_db
 
@@ -81,7 +82,8 @@ class Service(oslo_service.ServiceBase):
         self._db = self._db or engine.Database.from_conf(self.conf)
         self.manager = self.manager_cls(self.conf, host=self.host, db=self._db,
                                         coordinator=self.coordinator, **self._manager_kwargs)
-        self._register()
+        if self._register():
+            self.manager.added_to_cluster(context_mod.get_admin_context())
         self.manager.init_host(context_mod.get_admin_context())
         for topic, server in self.manager.rpc_targets():
             rpc_server = rpc.get_server(self.conf, topic=topic, server=server,
@@ -94,13 +96,30 @@ class Service(oslo_service.ServiceBase):
         self._spawn(self.heartbeat_loop, self._stop.wait)
         self._spawn(self.periodic_runner().loop, self._stop.wait)
 
-    def _register(self):
+    def _register(self) -> bool:
+        """Write our services row and our cluster's row; True when we just joined the cluster.
+
+        As Cinder, "joined" means clustered now and not before (or no row before): moving
+        from one cluster to another moves no resources (cinderlike-manage cluster rename).
+        """
+        cluster = self.manager.cluster_name
+        before = services_db.get_all(self._db, host=self.host, binary=self.binary)
         row = services_db.register(
             self._db, host=self.host, binary=self.binary, topic=self.manager.TOPIC,
-            availability_zone=self.manager.availability_zone,
-            cluster_name=self.manager.cluster_name,
+            availability_zone=self.manager.availability_zone, cluster_name=cluster,
             rpc_version=self.manager.RPC_API_VERSION)
         self.service_id = row.id
+        if not cluster:
+            return False
+        if before and before[0].cluster_name not in (None, cluster):
+            LOG.info('%s %s moves from cluster %s to %s', self.binary, self.host,
+                     before[0].cluster_name, cluster)
+        # NOTE(cluster): a new cluster copies the replication fields of its first member.
+        if clusters_db.ensure(self._db, name=cluster, binary=self.binary,
+                              replication_status=row.replication_status,
+                              active_backend_id=row.active_backend_id, frozen=row.frozen):
+            LOG.info('Cluster %s of %s created', cluster, self.binary)
+        return not before or before[0].cluster_name is None
 
     def _spawn(self, target, *args):
         thread = threading.Thread(target=target, args=args, daemon=True,

@@ -177,14 +177,15 @@ def rename_volumes(db, *, current: str | None, new: str | None, partial: bool = 
 
 def adopt_volume(db, *, volume_id: str, host: str) -> bool:
     """A clustered member took a volume's create: its host becomes *host*, keeping the pool
-    (Cinder's _set_resource_host). False when the volume is gone, not clustered, or here."""
+    (Cinder's _set_resource_host). False when the volume is gone, no longer `creating`,
+    not clustered, or already here."""
+    live = [Volume.id == volume_id, Volume.deleted.is_(False), Volume.status == 'creating',
+            Volume.cluster_name.is_not(None)]
     with db.writer() as session:
-        current = session.scalars(sa.select(Volume.host).where(
-            Volume.id == volume_id, Volume.deleted.is_(False),
-            Volume.cluster_name.is_not(None))).first()
+        current = session.scalars(sa.select(Volume.host).where(*live)).first()
         if not current or current.partition('#')[0] == host:
             return False
         pool = current.partition('#')[2]
         new = f'{host}#{pool}' if pool else host
         return conditional.update(session, Volume, values={'host': new},
-                                  where=[Volume.id == volume_id, Volume.host == current]) == 1
+                                  where=[*live, Volume.host == current]) == 1

@@ -36,6 +36,9 @@ class VolumeDriver(abc.ABC):
     """One backend's driver; `configuration` is the backend's BackendConfiguration."""
 
     VERSION = '1.0.0'
+    # A driver must declare that several services may drive one backend at once (several
+    # members of an Active-Active cluster); the manager refuses to start clustered otherwise.
+    SUPPORTS_ACTIVE_ACTIVE = False
     # Options of this driver, registered into the backend's section by the manager.
     DRIVER_OPTS = []
 

@@ -41,6 +41,7 @@ class FakeDriver(base.VolumeDriver):
     """Keeps volumes as sizes in a dict; nothing leaves the process."""
 
     DRIVER_OPTS = DRIVER_OPTS
+    SUPPORTS_ACTIVE_ACTIVE = True
 
     def __init__(self, configuration, *, host, sleep=time.sleep):
         super().__init__(configuration, host=host)

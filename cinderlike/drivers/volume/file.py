@@ -35,6 +35,9 @@ class FileDriver(base.VolumeDriver):
     """Volumes are `<file_volume_directory>/volume-<id>` image files."""
 
     DRIVER_OPTS = DRIVER_OPTS
+    # NOTE(cluster): every member sees the same files when the directory is shared, and
+    # work on one volume is serialised by the tooz locks.
+    SUPPORTS_ACTIVE_ACTIVE = True
 
     @property
     def _directory(self) -> str:

@@ -24,12 +24,12 @@ def _service(db, host, *, cluster=None, binary='cinder-volume', age=0):
     return row
 
 
-def _volume(db, host, cluster=None):
+def _volume(db, host, cluster=None, status='available'):
     with db.writer() as session:
         if session.get(VolumeType, TYPE_ID) is None:
             session.add(VolumeType(id=TYPE_ID, name='t'))
     return db_volumes.create(db, values={'host': host, 'cluster_name': cluster, 'size': 1,
-                                         'status': 'available', 'volume_type_id': TYPE_ID}).id
+                                         'status': status, 'volume_type_id': TYPE_ID}).id
 
 
 def _volume_row(db, volume_id):
@@ -156,10 +156,12 @@ def test_rename_partial_and_full(db):
 
 
 def test_adopt_volume_keeps_the_pool(db):
-    clustered = _volume(db, 'n1@lvm#fast', 'c1@lvm#fast')
-    plain = _volume(db, 'n1@lvm#fast')
+    clustered = _volume(db, 'n1@lvm#fast', 'c1@lvm#fast', status='creating')
+    plain = _volume(db, 'n1@lvm#fast', status='creating')
+    created = _volume(db, 'n1@lvm#fast', 'c1@lvm#fast')
     assert clusters.adopt_volume(db, volume_id=clustered, host='n2@lvm') is True
     assert _volume_row(db, clustered).host == 'n2@lvm#fast'
     assert clusters.adopt_volume(db, volume_id=clustered, host='n2@lvm') is False
     assert clusters.adopt_volume(db, volume_id=plain, host='n2@lvm') is False
     assert _volume_row(db, plain).host == 'n1@lvm#fast'
+    assert clusters.adopt_volume(db, volume_id=created, host='n2@lvm') is False
