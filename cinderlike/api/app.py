@@ -15,6 +15,7 @@ from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     availability_zones,
     capabilities,
+    clusters,
     default_types,
     limits,
     messages,
@@ -28,6 +29,7 @@ from cinderlike.api.resources import (
     versions,
     volume_metadata,
     volumes,
+    workers,
 )
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
@@ -140,12 +142,16 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     # scheduler's pools; it is left out until the scheduler serves get_pools.
     _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
     _add_v3_route(app, '/os-services/{action}', services.ServiceAction(db, enforcer))
+    _add_v3_route(app, '/clusters', clusters.Clusters(conf, db, enforcer))
+    _add_v3_route(app, '/clusters/detail', clusters.Clusters(conf, db, enforcer), suffix='detail')
+    _add_v3_route(app, '/clusters/{cluster_name}', clusters.Cluster(conf, db, enforcer))
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
     _add_type_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))
     _add_v3_route(app, '/capabilities/{host}', capabilities.Capabilities(db, enforcer, rpc))
+    _add_v3_route(app, '/workers/cleanup', workers.WorkersCleanup(db, enforcer, rpc))
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,

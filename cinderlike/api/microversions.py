@@ -45,6 +45,7 @@ class APIVersion:
 # Named versions this code branches on.
 BASE = '3.0'
 CLUSTER_SUPPORT = '3.7'
+REPLICATION_CLUSTER = '3.26'
 # Volumes.
 VOLUME_LIST_BOOTABLE = '3.2'
 VOLUME_LIST_GLANCE_METADATA = '3.4'
@@ -75,6 +76,8 @@ MESSAGES_PAGINATION = '3.5'
 LIMITS_ADMIN_FILTER = '3.39'
 # Pools.
 POOL_FILTER = '3.28'
+# Workers.
+WORKERS_CLEANUP = '3.24'
 POOL_TYPE_FILTER = '3.35'
 
 # Cinder's history, oldest first: what each version added.

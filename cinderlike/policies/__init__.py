@@ -5,6 +5,7 @@ import itertools
 from cinderlike.policies import (
     base,
     capabilities,
+    clusters,
     limits,
     messages,
     quota_class_sets,
@@ -13,6 +14,7 @@ from cinderlike.policies import (
     services,
     types,
     volumes,
+    workers,
 )
 
 
@@ -20,6 +22,7 @@ def list_rules():
     """Every default rule, for the enforcer and oslopolicy-sample-generator."""
     return list(itertools.chain(base.list_rules(), services.list_rules(), types.list_rules(),
                                 volumes.list_rules(), quota_sets.list_rules(),
+                                clusters.list_rules(),
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 messages.list_rules(), scheduler_stats.list_rules(),
-                                capabilities.list_rules()))
+                                capabilities.list_rules(), workers.list_rules()))

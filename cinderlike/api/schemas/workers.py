@@ -1,0 +1,20 @@
+"""cinderlike-api: request body of POST /workers/cleanup (3.24), Cinder's schema."""
+
+from cinderlike.api.schemas import parameter_types
+from cinderlike.api.schemas import volumes as volume_schemas
+
+cleanup = {
+    'type': 'object',
+    'properties': {
+        'cluster_name': parameter_types.hostname,
+        'disabled': volume_schemas.boolean,
+        'host': parameter_types.hostname,
+        'is_up': volume_schemas.boolean,
+        'binary': {'enum': ['cinder-volume', 'cinder-scheduler']},
+        'resource_id': {'type': ['string', 'null'], 'format': 'uuid'},
+        'resource_type': {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 255},
+        'service_id': {'type': ['integer', 'string', 'null'], 'pattern': '^[0-9]*$',
+                       'maxLength': 11},
+    },
+    'additionalProperties': False,
+}
