@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import struct
+import time
 
 from oslo_concurrency import processutils
 from oslo_config import cfg
@@ -28,6 +29,11 @@ DRIVER_OPTS = [
     cfg.BoolOpt('file_sparse_volumes', default=True,
                 help='Create raw volumes as sparse files (thin provisioning); False '
                      'allocates every byte up front (thick).'),
+    cfg.DictOpt('file_latency', default={},
+                help='Seconds the file driver waits before an operation (latency injection '
+                     'for failover tests and benchmarks), e.g. '
+                     '"create_volume:2,delete_volume:2". Operations: create_volume, '
+                     'create_cloned_volume, delete_volume, extend_volume.'),
 ]
 
 
@@ -47,6 +53,11 @@ class FileDriver(base.VolumeDriver):
     def _thin(self) -> bool:
         conf = self.configuration
         return conf.file_volume_format == 'qcow2' or conf.file_sparse_volumes
+
+    def _delay(self, operation: str) -> None:
+        latency = float(self.configuration.file_latency.get(operation, 0))
+        if latency:
+            time.sleep(latency)
 
     def path(self, volume: base.VolumeRef) -> str:
         return os.path.join(self._directory, volume.name)
@@ -77,6 +88,7 @@ class FileDriver(base.VolumeDriver):
                 message=f'{self._directory} is not a writable directory')
 
     def create_volume(self, volume):
+        self._delay('create_volume')
         path = self.path(volume)
         self._qemu_img('create', '-f', self.configuration.file_volume_format,
                        *self._preallocation(), path, f'{volume.size}G')
@@ -85,6 +97,7 @@ class FileDriver(base.VolumeDriver):
 
     def create_cloned_volume(self, volume, source):
         """`qemu-img convert` copies the source's data as it is now into a new file."""
+        self._delay('create_cloned_volume')
         src, path = self.path(source), self.path(volume)
         self._qemu_img('convert', '-f', self._format_of(src),
                        '-O', self.configuration.file_volume_format,
@@ -94,12 +107,14 @@ class FileDriver(base.VolumeDriver):
         return {'provider_location': path}
 
     def delete_volume(self, volume):
+        self._delay('delete_volume')
         try:
             os.remove(self.path(volume))
         except FileNotFoundError:
             LOG.warning('Volume file %s was already gone', self.path(volume))
 
     def extend_volume(self, volume, new_size):
+        self._delay('extend_volume')
         path = self.path(volume)
         fmt = self._format_of(path)
         prealloc = [] if self._thin or fmt != 'raw' else ['--preallocation=falloc']
