@@ -13,7 +13,7 @@ from oslo_utils import timeutils
 
 from cinderlike import conf as cl_conf
 from cinderlike import exception
-from cinderlike.db import engine, migration, pools, services
+from cinderlike.db import clusters, engine, migration, pools, services
 
 
 def args(*names, **kwargs):
@@ -111,9 +111,63 @@ class CapacityCommands(Command):
         return 1
 
 
-# Later categories (cluster, ...) are one more Command subclass each, added here.
+class ClusterCommands(Command):
+    """Active-Active clusters of volume services."""
+
+    _FORMAT = '%-36s %-16s %-10s %-5s %-20s %-7s %-12s %-20s'
+
+    def list(self):
+        """Show a list of all cinderlike clusters."""
+        print(self._FORMAT % ('Name', 'Binary', 'Status', 'State', 'Heartbeat', 'Hosts',
+                              'Down Hosts', 'Updated At'))
+        for found in clusters.get_all(self._db(), down_time=self._conf.service_down_time):
+            cluster = found.cluster
+            print(self._FORMAT % (
+                cluster.name, cluster.binary, 'disabled' if cluster.disabled else 'enabled',
+                ':-)' if found.is_up else 'XXX',
+                found.last_heartbeat and timeutils.normalize_time(found.last_heartbeat),
+                found.num_hosts, found.num_down_hosts,
+                cluster.updated_at and timeutils.normalize_time(cluster.updated_at)))
+
+    @args('--recursive', action='store_true', default=False, help='Delete associated hosts.')
+    @args('binary', type=str, help='Service to delete from the cluster.')
+    @args('cluster_name', metavar='cluster-name', type=str, help='Cluster to delete.')
+    def remove(self, recursive, binary, cluster_name):
+        """Completely removes a cluster (refused while it has hosts, unless recursive)."""
+        try:
+            removed = clusters.remove(self._db(), name=cluster_name, binary=binary,
+                                      recursive=recursive)
+        except exception.ClusterNotFound:
+            print(f"Couldn't remove cluster {cluster_name} because it doesn't exist.")
+            return 2
+        except exception.ClusterHasHosts:
+            print(f"Couldn't remove cluster {cluster_name} because it still has hosts.")
+            return 2
+        message = f'Cluster {cluster_name} successfully removed.'
+        if recursive:
+            message += f' And {removed} services from the cluster were also removed.'
+        print(message)
+
+    @args('--full-rename', dest='partial', action='store_false', default=True,
+          help='Do full cluster rename instead of just replacing provided current cluster '
+               'name and preserving backend and/or pool info.')
+    @args('current', help='Current cluster name.')
+    @args('new', help='New cluster name.')
+    def rename(self, partial, current, new):
+        """Rename the cluster of the volumes in cluster *current* (after a backend rename,
+        or moving to multi-backend)."""
+        # NOTE(empty): as cinder-manage, an empty name means none.
+        current, new = current or None, new or None
+        count = clusters.rename_volumes(self._db(), current=current, new=new, partial=partial)
+        if not count:
+            print(f'No volumes exist in cluster {current}.')
+            return 2
+        print(f'Successfully renamed {count} volumes from cluster {current} to {new}')
+
+
 CATEGORIES = {
     'capacity': CapacityCommands,
+    'cluster': ClusterCommands,
     'db': DbCommands,
     'service': ServiceCommands,
 }
