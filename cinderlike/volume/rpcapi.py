@@ -3,6 +3,11 @@
 Addressing is Cinder's: a backend is reached on `cinder-volume.<host@backend>`, a clustered
 backend on `cinder-volume.<cluster@backend>` (any member takes it), and every backend through
 fanout on `cinder-volume`.
+
+Sent to the resource's cluster when its `cluster_name` is set, to its host otherwise (the
+methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
+do_cleanup. To the backend named by the caller (host or cluster, as given): get_capabilities.
+Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
