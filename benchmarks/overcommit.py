@@ -7,11 +7,12 @@
 For each provisioning and scheduler count it starts that many cinderlike-scheduler processes,
 one cinderlike-volume with the fake driver (one 100 GB pool that accepts whatever it is sent;
 thin with max_over_subscription_ratio 2.0) and cinderlike-api, on RabbitMQ and a fresh
-PostgreSQL database; then, per repetition, releases the creates together from threads behind
-a barrier through the REST API, waits until every volume is available or error, prints one
-JSON line, deletes the volumes. Exits 1 when any run places more or fewer than the pool holds,
-when an error volume lacks the no-valid-backend user message, or when the capacity check
-finds drift. Real Cinder 29 gives 10/20/30 available with 1/2/3 schedulers (thick).
+PostgreSQL database. Per repetition it waits until the pool is reported empty, releases the
+creates together from threads behind a barrier through the REST API, waits until every
+volume is available or error, prints one JSON line and deletes the volumes. Exits 1 when any
+run places more or fewer than the pool holds, when an error volume lacks the
+no-valid-backend user message, or when the capacity check finds drift. Real Cinder 29 gives
+10/20/30 available with 1/2/3 schedulers (thick).
 """
 
 import argparse
@@ -33,6 +34,8 @@ DEFAULT_RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 
 
 def _repetition(stack, args, provisioning, schedulers) -> dict:
+    # every repetition starts from an empty pool, as reported to every scheduler
+    capacity.wait_pool_empty(stack, total_gb=capacity.TOTAL_GB, schedulers=schedulers)
     started = time.monotonic()
     ids = capacity.burst(stack, args.creates, args.size)
     settled = capacity.wait_terminal(stack, ids)

@@ -15,10 +15,12 @@ NO_VALID_BACKEND = 'VOLUME_VOLUME_001_003'
 NO_VALID_BACKEND_MESSAGE = (
     'schedule allocate volume:Could not find any available weighted backend.')
 V = f'/v3/{PROJECT}'
+TOTAL_GB = 100  # the pool the benchmark and tests fill
 TERMINAL = ('available', 'error')
 
 
-def pool_stack(workdir, *, db_url, transport_url, provisioning, total_gb=100, ratio=2.0):
+def pool_stack(workdir, *, db_url, transport_url, provisioning, total_gb=TOTAL_GB,
+               ratio=2.0):
     """A Stack (not started) with one fake pool of *total_gb* that accepts everything.
 
     thick: the pool's limit is *total_gb*; thin: *total_gb* × *ratio*. Quotas are unlimited
@@ -33,7 +35,7 @@ def pool_stack(workdir, *, db_url, transport_url, provisioning, total_gb=100, ra
     return stack
 
 
-def expected_count(*, provisioning, total_gb=100, ratio=2.0, size_gb=10) -> int:
+def expected_count(*, provisioning, total_gb=TOTAL_GB, ratio=2.0, size_gb=10) -> int:
     """How many volumes of *size_gb* the pool may take (CapacityFilter's limit, reserve 0)."""
     limit = total_gb * ratio if provisioning == 'thin' else total_gb
     return int(limit // size_gb)
@@ -125,6 +127,22 @@ def pool_claim(stack) -> float:
     answer = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
     (pool,) = [p for p in answer['pools'] if p['name'] == f'{stack.host}@{BACKEND}#{BACKEND}']
     return pool['capabilities']['allocated_capacity_gb']
+
+
+def wait_pool_empty(stack, *, total_gb, schedulers, timeout=SETTLE):
+    """Wait until nothing is claimed and the reported free capacity is the whole pool, in
+    2 × *schedulers* answers of get_pools in a row (each goes to one scheduler).
+
+    NOTE(free): CapacityFilter also takes a thick pool's *reported* free capacity (Cinder's
+    rule), so right after deletes a pool looks full until the driver reports again.
+    """
+    def empty():
+        answer = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
+        caps = [p['capabilities'] for p in answer['pools']]
+        return len(caps) == 1 and (caps[0]['allocated_capacity_gb'],
+                                   caps[0]['free_capacity_gb']) == (0, total_gb)
+    wait_for(lambda: all(empty() for _ in range(2 * schedulers)), timeout=timeout,
+             what='the pool to be reported empty')
 
 
 def outcome(stack, settled: dict[str, dict]) -> dict:
