@@ -1,5 +1,6 @@
 """Volume manager (cinderlike-volume): one backend's RPC endpoint, owning that backend's driver."""
 
+import contextlib
 import time
 
 from oslo_log import log as logging
@@ -150,9 +151,14 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         if self.cluster_name:
             # NOTE(cluster): whichever member took the cast owns the create from now on.
             db_clusters.adopt_volume(self.db, volume_id=volume_id, host=self.host)
-        create.create_volume(self, context, volume_id=volume_id, request_spec=request_spec,
-                             filter_properties=filter_properties,
-                             allow_reschedule=allow_reschedule)
+        # NOTE(clone): as Cinder, a clone holds its source's delete lock, so no member
+        # deletes the source while its data is being copied.
+        source = (request_spec or {}).get('source_volid')
+        with (self.coordinator.get_lock(locks.delete_volume(source)) if source
+              else contextlib.nullcontext()):
+            create.create_volume(self, context, volume_id=volume_id, request_spec=request_spec,
+                                 filter_properties=filter_properties,
+                                 allow_reschedule=allow_reschedule)
 
     def delete_volume(self, context, *, volume_id, cascade=False):
         """Cast from the API: delete a `deleting` volume, one delete per volume at a time.
