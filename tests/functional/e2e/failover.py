@@ -1,0 +1,206 @@
+"""Failover end to end: two cinderlike-volume members of one cluster for one `file` backend on
+a shared directory, tooz on Redis, RabbitMQ and PostgreSQL; driver latency keeps work in
+flight while a member is killed or paused.
+
+Shared by tests/functional/e2e/test_failover.py and benchmarks/failover.py, so the benchmark
+and the tests measure the same way. The database is read directly (workers rows, quota
+usages and pool claims are not all visible through the API).
+"""
+
+import os
+import signal
+import threading
+import time
+
+import sqlalchemy as sa
+
+from cinderlike.db import engine
+from cinderlike.db.models import Pool, QuotaUsage, Service, Volume, Worker
+from tests.functional.e2e.stack import PROJECT, Stack, wait_for
+
+BACKEND = 'shared'
+CLUSTER = 'failover'
+POOL = f'{CLUSTER}@{BACKEND}#{BACKEND}'
+MEMBERS = ('volume-a', 'volume-b')
+STARTUP = 120
+SETTLE = 120
+TRANSITIONAL = ('creating', 'deleting', 'extending')
+V = f'/v3/{PROJECT}'
+
+
+def cluster_stack(workdir, *, db_url, transport_url, redis_url, latency=2.0,
+                  auto_cleanup=True, report_interval=1, service_down_time=4) -> Stack:
+    """A Stack (not started) whose volume members share one file backend in cluster
+    `failover`, with *latency* seconds before each driver create and delete."""
+    stack = Stack(workdir, db_url=db_url, transport_url=transport_url, backends=(BACKEND,),
+                  report_interval=report_interval, service_down_time=service_down_time)
+    stack.update_config(cluster=CLUSTER, auto_cleanup_enabled=auto_cleanup,
+                        auto_cleanup_interval=report_interval, debug=True,
+                        scheduler_driver_init_wait_time=5)
+    # NOTE(redis): a dead member's locks expire after lock_timeout; the heartbeat
+    # (every membership_timeout) keeps a live member's locks.
+    stack.update_config('coordination', backend_url=(
+        f"{redis_url.rstrip('/')}/?lock_timeout=3&membership_timeout=1"))
+    stack.update_config(BACKEND, volume_driver='file',
+                        file_volume_directory=workdir / 'shared',
+                        file_latency=f'create_volume:{latency},delete_volume:{latency}')
+    return stack
+
+
+def member_host(stack, label) -> str:
+    return f'{stack.host}-{label[-1]}@{BACKEND}'
+
+
+def start(stack, timeout=STARTUP) -> None:
+    """Scheduler, both members (hosts `<host>-a`, `<host>-b`) and the API; returns once the
+    scheduler knows the cluster's pool. Quotas are unlimited."""
+    stack.run('cinderlike-manage', 'db', 'sync')
+    stack.start('scheduler')
+    for label in MEMBERS:
+        stack.start('volume', label=label, host=member_host(stack, label).partition('@')[0])
+    stack.start('api')
+    stack.wait_for_api(timeout=timeout)
+    ok(stack, 'PUT', f'{V}/os-quota-sets/{PROJECT}',
+       {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
+    wait_for(lambda: POOL in stack.pool_names(), timeout=timeout,
+             what=f'the scheduler to know pool {POOL}')
+
+
+def ok(stack, method, path, body=None, *, expect, version=None):
+    status, answer = stack.request(method, path, body, version=version)
+    if status != expect:
+        raise AssertionError(f'{method} {path} -> {status} {answer}')
+    return answer
+
+
+class Database:
+    """Direct reads of the stack's database."""
+
+    def __init__(self, url):
+        self.db = engine.Database(url)
+
+    def close(self):
+        self.db.dispose()
+
+    def service_id(self, host) -> int:
+        with self.db.reader() as s:
+            return s.scalar(sa.select(Service.id).where(Service.host == host,
+                                                        Service.deleted.is_(False)))
+
+    def held(self, service_id) -> dict[str, str]:
+        """{volume id: status} of the workers rows *service_id* holds."""
+        with self.db.reader() as s:
+            return dict(s.execute(sa.select(Worker.resource_id, Worker.status)
+                                  .where(Worker.service_id == service_id)).all())
+
+    def workers(self) -> int:
+        with self.db.reader() as s:
+            return s.scalar(sa.select(sa.func.count()).select_from(Worker))
+
+    def statuses(self, ids) -> dict[str, str]:
+        """{volume id: status} ('deleted' once soft-deleted)."""
+        with self.db.reader() as s:
+            return dict(s.execute(sa.select(Volume.id, Volume.status)
+                                  .where(Volume.id.in_(list(ids)))).all())
+
+    def leftovers(self) -> dict:
+        """Workers rows and transitional volumes, for a failure message."""
+        with self.db.reader() as s:
+            rows = s.execute(sa.select(Worker.resource_id, Worker.status, Worker.service_id,
+                                       Worker.epoch)).all()
+            volumes = s.execute(sa.select(Volume.id, Volume.status).where(
+                Volume.deleted.is_(False), Volume.status.in_(TRANSITIONAL))).all()
+        return {'workers': [tuple(r) for r in rows], 'volumes': [tuple(v) for v in volumes]}
+
+    def transitional(self) -> int:
+        with self.db.reader() as s:
+            return s.scalar(sa.select(sa.func.count()).select_from(Volume).where(
+                Volume.deleted.is_(False), Volume.status.in_(TRANSITIONAL)))
+
+    def quota_drift(self) -> int:
+        """|in_use - live volumes| for volumes and gigabytes, plus whatever is reserved."""
+        with self.db.reader() as s:
+            count, size = s.execute(sa.select(sa.func.count(), sa.func.sum(Volume.size))
+                                    .where(Volume.deleted.is_(False),
+                                           Volume.project_id == PROJECT)).one()
+            usages = {u.resource: u for u in s.scalars(sa.select(QuotaUsage).where(
+                QuotaUsage.project_id == PROJECT))}
+        drift = sum(abs(u.reserved) for u in usages.values())
+        for resource, live in (('volumes', count), ('gigabytes', size or 0)):
+            usage = usages.get(resource)
+            drift += abs((usage.in_use if usage else 0) - live)
+        return drift
+
+    def claim_drift(self) -> float:
+        """Pool claim minus the sizes of the live volumes holding one (launched: a create
+        that failed or was cut short gave its claim back)."""
+        with self.db.reader() as s:
+            claim = s.scalar(sa.select(Pool.allocated_capacity_gb).where(Pool.name == POOL))
+            launched = s.scalar(sa.select(sa.func.coalesce(sa.func.sum(Volume.size), 0)).where(
+                Volume.deleted.is_(False), Volume.launched_at.is_not(None)))
+        return float(claim or 0) - float(launched)
+
+
+def create(stack, count, size=1, name='load') -> list[str]:
+    """POST *count* creates at once (threads); their ids."""
+    ids: list = [None] * count
+
+    def one(index):
+        ids[index] = ok(stack, 'POST', f'{V}/volumes', {'volume': {
+            'size': size, 'name': f'{name}-{index}'}}, expect=202)['volume']['id']
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return ids
+
+
+def delete(stack, ids) -> None:
+    for volume_id in ids:
+        ok(stack, 'DELETE', f'{V}/volumes/{volume_id}', expect=202)
+
+
+def wait_settled(db, ids, timeout=SETTLE) -> dict[str, str]:
+    """{id: status} once none of *ids* is transitional (and none has a workers row)."""
+    def settled():
+        found = db.statuses(ids)
+        if any(status in TRANSITIONAL for status in found.values()):
+            return None
+        with db.db.reader() as s:
+            if s.scalar(sa.select(sa.func.count()).select_from(Worker)
+                        .where(Worker.resource_id.in_(list(ids)))):
+                return None
+        return found
+    return wait_for(settled, timeout=timeout, what=f'{len(ids)} volumes to settle')
+
+
+def load(stack, db, *, creates, deletes, victim_id, timeout=60) -> dict[str, str]:
+    """*deletes* available volumes deleted and *creates* new ones created at once; returns
+    once the member *victim_id* holds at least one create and one delete in flight."""
+    ready = create(stack, deletes, name='to-delete')
+    assert set(wait_settled(db, ready).values()) == {'available'}
+    delete(stack, ready)
+    create(stack, creates)
+
+    def busy():
+        held = db.held(victim_id)
+        return held if {'creating', 'deleting'} <= set(held.values()) else None
+    return wait_for(busy, timeout=timeout, what='the victim to hold creates and deletes')
+
+
+def signal_group(daemon, signum) -> None:
+    """*signum* to a daemon's whole process group (its parent and its worker)."""
+    os.killpg(daemon.proc.pid, signum)
+
+
+def kill_and_time(stack, db, label) -> tuple[dict[str, str], float]:
+    """kill -9 of member *label*; returns ({volume id: status} of what it held, seconds from
+    the kill until the last of those settled)."""
+    victim = db.service_id(member_host(stack, label))
+    signal_group(stack.daemons[label], signal.SIGKILL)
+    killed = time.monotonic()
+    stack.daemons[label].proc.wait(30)
+    held = list(db.held(victim))
+    settled = wait_settled(db, held)
+    return settled, time.monotonic() - killed
