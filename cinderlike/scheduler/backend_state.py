@@ -83,6 +83,12 @@ class PoolState:
                                                               repr=False)
     # Verdicts that depend only on this report and the request's type (CapabilitiesFilter).
     match_cache: dict = dataclasses.field(default_factory=dict, init=False, repr=False)
+    # CapacityFilter's fit and CapacityWeigher's weight (None: unlimited) for a thin and a
+    # thick request, from the current claims: set by refresh_room(), read per placement.
+    fit_thin: float = dataclasses.field(default=None, init=False, repr=False)
+    fit_thick: float = dataclasses.field(default=None, init=False, repr=False)
+    weight_thin: float | None = dataclasses.field(default=None, init=False, repr=False)
+    weight_thick: float | None = dataclasses.field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         # NOTE(perf): compiled once per report (and shared by text), never per placement.
@@ -93,6 +99,31 @@ class PoolState:
             reserved_percentage=self.reserved_percentage,
             thin_support=self.thin_provisioning_support,
             ratio=self.max_over_subscription_ratio)
+        self.refresh_room()
+
+    def refresh_room(self) -> None:
+        """Recompute fit_*/weight_* after provisioned or free capacity changed.
+
+        NOTE(perf): they depend on the claims but not on the request's size, so they are
+        computed when a claim changes (set_claims, consume) instead of for every pool of
+        every placement. Change those two fields only through these methods.
+        """
+        fixed, provisioned, free = (self.fixed_capacity, self.provisioned_capacity_gb,
+                                    self.free_capacity_gb)
+        self.fit_thin = fixed.fit(provisioned, free, True)
+        self.fit_thick = fixed.fit(provisioned, free, False)
+        if fixed.unlimited:
+            self.weight_thin = self.weight_thick = None
+        else:
+            self.weight_thin = fixed.virtual_free(provisioned, free, True)
+            self.weight_thick = fixed.virtual_free(provisioned, free, False)
+
+    def set_claims(self, allocated_gb: float, provisioned_gb: float) -> None:
+        """Take the database's claims for this pool (the scheduler's pools view)."""
+        if (allocated_gb, provisioned_gb) != (self.allocated_capacity_gb,
+                                              self.provisioned_capacity_gb):
+            self.allocated_capacity_gb, self.provisioned_capacity_gb = allocated_gb, provisioned_gb
+            self.refresh_room()
 
     @property
     def backend_id(self) -> str:
@@ -124,6 +155,7 @@ class PoolState:
             self.free_capacity_gb -= size_gb
         if now is not None:
             self.updated_at = now
+        self.refresh_room()
 
     def stats(self) -> dict:
         """The `stats` namespace that filter/goodness functions see (Cinder's host stats)."""

@@ -77,12 +77,12 @@ class PoolCapacity:
     """
 
     __slots__ = ('verdict', 'thin_support', 'ratio', 'limit_thin', 'limit_thick',
-                 'available_thin', 'unlimited')
+                 'available_thin', 'unlimited', 'ratio_base')
 
     def __init__(self, *, total, free, reserved_percentage, thin_support, ratio):
         self.thin_support, self.ratio = bool(thin_support), ratio
         self.unlimited = is_unlimited(total) or is_unlimited(free)
-        self.limit_thin = self.limit_thick = self.available_thin = None
+        self.limit_thin = self.limit_thick = self.available_thin = self.ratio_base = None
         # NOTE(capacity): the order of these verdicts is CapacityFilter's.
         if free is None:
             self.verdict = False  # fail safe: volume node info collection broken
@@ -100,24 +100,36 @@ class PoolCapacity:
                 self.limit_thin = capacity_limit_gb(total, reserved_percentage, True, ratio)
                 # Cinder divides by total_available_capacity rounded to 2 places.
                 self.available_thin = round(self.limit_thin, 2)
+                if self.verdict is None and ratio >= 1 and self.available_thin > 0:
+                    self.ratio_base = self.available_thin
+
+    def fit(self, provisioned, free, thin) -> float:
+        """The largest request CapacityFilter lets through on room alone (±inf: any/none).
+
+        A thin request on a thin pool must also keep (provisioned + requested) / ratio_base
+        within the ratio (has_room). Depends on the claims, not on the request's size, so the
+        scheduler computes it when the claims change rather than per placement.
+        """
+        if self.verdict is not None:
+            return math.inf if self.verdict else -math.inf
+        if thin and self.thin_support:
+            # NOTE(capacity): an invalid ratio, or a pool whose whole capacity is reserved
+            # (Cinder would divide by zero), has no room.
+            if self.ratio_base is None:
+                return -math.inf
+            return round(self.limit_thin - provisioned, 2)
+        calculated = self.limit_thick - provisioned
+        return round(free if free < calculated else calculated, 2)
 
     def has_room(self, provisioned, free, requested, thin) -> bool:
         """CapacityFilter's decision for a request of *requested* GB."""
         if requested == 0:  # a manage request: nothing is allocated
             return True
-        if self.verdict is not None:
-            return self.verdict
-        if thin and self.thin_support:
-            if self.ratio < 1:
-                return False  # an invalid ratio filters the pool out
-            # NOTE(capacity): a pool whose whole capacity is reserved has nothing available
-            # (Cinder would divide by zero here).
-            available = self.available_thin
-            if available <= 0 or (provisioned + requested) / available > self.ratio:
-                return False
-            return _at_least(self.limit_thin - provisioned, requested)
-        calculated = self.limit_thick - provisioned
-        return _at_least(free if free < calculated else calculated, requested)
+        if requested > self.fit(provisioned, free, thin):
+            return False
+        if thin and self.ratio_base is not None:
+            return (provisioned + requested) / self.ratio_base <= self.ratio
+        return True
 
     def virtual_free(self, provisioned, free, thin) -> float:
         """CapacityWeigher's raw weight for a finite pool (see virtual_free_gb).
@@ -139,13 +151,3 @@ def backend_has_room(*, total, free, provisioned, reserved_percentage, thin_supp
                          thin_support=thin_support, ratio=ratio)
     return fixed.has_room(provisioned, free, requested, thin)
 
-
-def _at_least(free, requested) -> bool:
-    """round(free, 2) >= requested, without rounding when the answer is clear either way."""
-    # NOTE(perf): round() is the costliest step per pool; it moves a value by ≤ 0.005.
-    margin = free - requested
-    if margin >= 0.01:
-        return True
-    if margin <= -0.01:
-        return False
-    return round(free, 2) >= requested

@@ -114,11 +114,11 @@ class FilterScheduler:
         attempted = retry_filter.attempted_backends(request.filter_properties)
         pools = [p for p in pools if p.backend_id not in attempted] if attempted else list(pools)
         for flt in self.filters:
-            predicate = flt.prepare(request)
-            if predicate is None:
-                continue
             before = len(pools)
-            pools = [p for p in pools if predicate(p)]
+            passed = flt.select(pools, request)
+            if passed is None:
+                continue
+            pools = passed
             if not pools:
                 LOG.info('Filter %(name)s returned 0 of %(before)d pools',
                          {'name': flt.name, 'before': before})

@@ -169,7 +169,7 @@ class HostManager:
                 claimed = claims.get(pool.backend_id)
                 if claimed is None:
                     continue
-                pool.allocated_capacity_gb, pool.provisioned_capacity_gb = claimed
+                pool.set_claims(*claimed)
                 result.append(pool)
         with self._lock:
             self._view = (key, result)

@@ -21,10 +21,10 @@ def _requirements(extra_specs):
     return out
 
 
-class CapabilitiesFilter(base.BaseFilter):
+class CapabilitiesFilter(base.BatchFilter):
     name = 'CapabilitiesFilter'
 
-    def prepare(self, request):
+    def select(self, pools, request):
         checks = _requirements(request.extra_specs)
         online_extend = _online_extend_check(request)
         if not checks and online_extend is None:
@@ -34,19 +34,24 @@ class CapabilitiesFilter(base.BaseFilter):
         try:
             key = (tuple(sorted(request.extra_specs.items())), online_extend is not None)
         except TypeError:  # unhashable or unorderable spec values: no caching
-            key = None
-
-        def passes(pool):
-            if key is None:
-                return _satisfies(pool.capabilities, checks, online_extend)
-            cache = pool.match_cache
-            verdict = cache.get(key)
+            return [p for p in pools if _satisfies(p.capabilities, checks, online_extend)]
+        passed = []
+        for pool in pools:
+            verdict = pool.match_cache.get(key)
             if verdict is None:
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                verdict = cache[key] = _satisfies(pool.capabilities, checks, online_extend)
-            return verdict
-        return passes
+                verdict = _remember(pool, key, _satisfies(pool.capabilities, checks,
+                                                          online_extend))
+            if verdict:
+                passed.append(pool)
+        return passed
+
+
+def _remember(pool, key, verdict):
+    cache = pool.match_cache
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = verdict
+    return verdict
 
 
 def _satisfies(caps, checks, online_extend):

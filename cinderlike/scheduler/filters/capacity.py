@@ -1,22 +1,26 @@
-"""CapacityFilter: a pool passes when it has room for the requested GB (thin or thick math)."""
+"""CapacityFilter: a pool passes when it has room for the requested GB (thin or thick math).
+
+The math is capacity.PoolCapacity's, precomputed per pool from its claims (PoolState.fit_*).
+"""
 
 from cinderlike.scheduler.filters import base
 
 
-class CapacityFilter(base.BaseFilter):
+class CapacityFilter(base.BatchFilter):
     name = 'CapacityFilter'
 
-    def prepare(self, request):
+    def select(self, pools, request):
         requested = request.requested_gb
         if requested == 0:
             return None  # a manage request allocates nothing
-        thin = request.thin
         # Retype: the volume already sits on this backend, do not count it twice.
         exists_on = request.filter_properties.get('vol_exists_on')
-
-        def passes(pool):
-            return pool.fixed_capacity.has_room(
-                pool.provisioned_capacity_gb, pool.free_capacity_gb, requested, thin)
-        if exists_on is None:
-            return passes
-        return lambda pool: pool.backend_id == exists_on or passes(pool)
+        if not request.thin:
+            return [p for p in pools if requested <= p.fit_thick or
+                    (exists_on is not None and p.backend_id == exists_on)]
+        # A thin pool also keeps (provisioned + requested) / ratio_base within its ratio.
+        return [p for p in pools if (
+            requested <= p.fit_thin and
+            ((base_gb := p.fixed_capacity.ratio_base) is None or
+             (p.provisioned_capacity_gb + requested) / base_gb <= p.fixed_capacity.ratio)) or
+            (exists_on is not None and p.backend_id == exists_on)]

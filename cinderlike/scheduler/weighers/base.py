@@ -1,6 +1,6 @@
 """Weighing as Cinder's OrderedHostWeightHandler: normalise each weigher, scale, sum, sort."""
 
-import itertools
+import collections.abc
 import typing
 
 
@@ -31,13 +31,14 @@ class BaseWeigher:
         return min(weights), max(weights)
 
 
-def normalize(weights, minval, maxval):
-    """Scale to 0..1 between *minval* and *maxval*; all equal gives 0 for everyone."""
+def normalize(weights, minval, maxval, multiplier=1.0):
+    """Scale to 0..1 between *minval* and *maxval*, times *multiplier*; all equal gives 0."""
     minval, maxval = float(minval), float(maxval)
     if minval == maxval:
-        return [0.0] * len(weights)
+        return [multiplier * 0.0] * len(weights)
     span = maxval - minval
-    return [(w - minval) / span for w in weights]
+    # NOTE(perf): the multiplier in the same pass, with the same arithmetic as after it.
+    return [multiplier * ((w - minval) / span) for w in weights]
 
 
 def weigh(weighers, pools, request) -> list:
@@ -48,11 +49,38 @@ def weigh(weighers, pools, request) -> list:
     for weigher in weighers:
         raw = weigher.weights(pools, request)
         minval, maxval = weigher.bounds(raw)
-        scaled = [weigher.multiplier * value for value in normalize(raw, minval, maxval)]
+        scaled = normalize(raw, minval, maxval, weigher.multiplier)
         totals = scaled if totals is None else list(map(float.__add__, totals, scaled))
     if totals is None:
         totals = [0.0] * len(pools)
     order = sorted(range(len(pools)), key=totals.__getitem__, reverse=True)
-    # NOTE(perf): tuple.__new__ builds the named tuples in C, without WeighedPool.__new__.
-    pairs = zip([pools[i] for i in order], [totals[i] for i in order], strict=True)
-    return list(map(tuple.__new__, itertools.repeat(WeighedPool), pairs))
+    return Ranking(pools, totals, order)
+
+
+class Ranking(collections.abc.Sequence):
+    """WeighedPools best first, each built when it is read.
+
+    NOTE(perf): a placement nearly always claims on its first candidate; building a tuple
+    for each of thousands of pools cost more than filtering them all.
+    """
+
+    __slots__ = ('_pools', '_totals', '_order')
+
+    def __init__(self, pools, totals, order):
+        self._pools, self._totals, self._order = pools, totals, order
+
+    def __len__(self):
+        return len(self._order)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._order)))]
+        i = self._order[index]
+        return WeighedPool(self._pools[i], self._totals[i])
+
+    def __eq__(self, other):
+        if not isinstance(other, collections.abc.Sequence):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None

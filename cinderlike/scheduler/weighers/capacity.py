@@ -18,10 +18,15 @@ class CapacityWeigher(base.BaseWeigher):
         # NOTE(weigher): infinite/unknown sorts last when spreading (bug 1350638) and, when
         # stacking, becomes a finite value above every real one.
         unlimited = -1 if self.multiplier > 0 else math.inf
-        thin = request.thin
-        raw = [unlimited if (fixed := pool.fixed_capacity).unlimited else
-               fixed.virtual_free(pool.provisioned_capacity_gb, pool.free_capacity_gb, thin)
-               for pool in pools]
+        # NOTE(perf): PoolState.weight_* is fixed_capacity.virtual_free for the current claims.
+        if request.thin:
+            raw = [pool.weight_thin for pool in pools]
+        else:
+            raw = [pool.weight_thick for pool in pools]
+        if None in raw:
+            raw = [unlimited if w is None else w for w in raw]
+        if math.inf not in raw and -math.inf not in raw:
+            return raw
         finite = [w for w in raw if not math.isinf(w)]
         if len(finite) == len(raw) or not finite:
             return raw
