@@ -89,6 +89,7 @@ class PoolState:
     fit_thick: float = dataclasses.field(default=None, init=False, repr=False)
     weight_thin: float | None = dataclasses.field(default=None, init=False, repr=False)
     weight_thick: float | None = dataclasses.field(default=None, init=False, repr=False)
+    ratio_base: float | None = dataclasses.field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         # NOTE(perf): compiled once per report (and shared by text), never per placement.
@@ -99,6 +100,7 @@ class PoolState:
             reserved_percentage=self.reserved_percentage,
             thin_support=self.thin_provisioning_support,
             ratio=self.max_over_subscription_ratio)
+        self.ratio_base = self.fixed_capacity.ratio_base  # see PoolCapacity.fit
         self.refresh_room()
 
     def refresh_room(self) -> None:

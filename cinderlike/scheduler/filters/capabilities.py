@@ -1,5 +1,7 @@
 """CapabilitiesFilter: a pool passes when its capabilities satisfy the type's extra specs."""
 
+import itertools
+
 from cinderlike.scheduler.filters import base, extra_specs_ops
 
 _CACHE_LIMIT = 64
@@ -35,15 +37,12 @@ class CapabilitiesFilter(base.BatchFilter):
             key = (tuple(sorted(request.extra_specs.items())), online_extend is not None)
         except TypeError:  # unhashable or unorderable spec values: no caching
             return [p for p in pools if _satisfies(p.capabilities, checks, online_extend)]
-        passed = []
-        for pool in pools:
-            verdict = pool.match_cache.get(key)
-            if verdict is None:
-                verdict = _remember(pool, key, _satisfies(pool.capabilities, checks,
-                                                          online_extend))
-            if verdict:
-                passed.append(pool)
-        return passed
+        verdicts = [pool.match_cache.get(key) for pool in pools]
+        if None in verdicts:
+            verdicts = [_remember(pool, key, _satisfies(pool.capabilities, checks, online_extend))
+                        if verdict is None else verdict
+                        for pool, verdict in zip(pools, verdicts, strict=True)]
+        return list(itertools.compress(pools, verdicts))
 
 
 def _remember(pool, key, verdict):

@@ -21,6 +21,7 @@ class CapacityFilter(base.BatchFilter):
         # A thin pool also keeps (provisioned + requested) / ratio_base within its ratio.
         return [p for p in pools if (
             requested <= p.fit_thin and
-            ((base_gb := p.fixed_capacity.ratio_base) is None or
-             (p.provisioned_capacity_gb + requested) / base_gb <= p.fixed_capacity.ratio)) or
+            ((base_gb := p.ratio_base) is None or
+             (p.provisioned_capacity_gb + requested) / base_gb <=
+             p.max_over_subscription_ratio)) or
             (exists_on is not None and p.backend_id == exists_on)]
