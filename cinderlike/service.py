@@ -13,7 +13,7 @@ from oslo_log import log as logging
 from oslo_service import service as oslo_service
 
 from cinderlike import context as context_mod
-from cinderlike import coordination, periodic, rpc
+from cinderlike import coordination, fencing, periodic, rpc
 from cinderlike.db import clusters as clusters_db
 from cinderlike.db import engine
 from cinderlike.db import services as services_db
@@ -57,6 +57,8 @@ class Service(oslo_service.ServiceBase):
         self._threads = []
         self._stop = threading.Event()
         self._stopped = threading.Event()
+        self._fence = fencing.HeartbeatFence(down_time=lambda: conf.service_down_time,
+                                             clock=clock)
 
     def start(self):
         """Register the row, init the manager, serve RPC, then heartbeat and run periodics."""
@@ -85,6 +87,13 @@ class Service(oslo_service.ServiceBase):
         if self._register():
             self.manager.added_to_cluster(context_mod.get_admin_context())
         self.manager.init_host(context_mod.get_admin_context())
+        self._serve()
+        self.manager.init_host_with_rpc(context_mod.get_admin_context())
+        self._spawn(self.heartbeat_loop, self._stop.wait)
+        self._spawn(self.periodic_runner().loop, self._stop.wait)
+
+    def _serve(self):
+        """Start consuming the manager's RPC targets."""
         for topic, server in self.manager.rpc_targets():
             rpc_server = rpc.get_server(self.conf, topic=topic, server=server,
                                         endpoints=[self.manager],
@@ -92,9 +101,6 @@ class Service(oslo_service.ServiceBase):
             rpc_server.start()
             self._servers.append(rpc_server)
             LOG.info('%s listening on topic %s server %s', self.binary, topic, server)
-        self.manager.init_host_with_rpc(context_mod.get_admin_context())
-        self._spawn(self.heartbeat_loop, self._stop.wait)
-        self._spawn(self.periodic_runner().loop, self._stop.wait)
 
     def _register(self) -> bool:
         """Write our services row and our cluster's row; True when we just joined the cluster.
@@ -155,6 +161,25 @@ class Service(oslo_service.ServiceBase):
             # until the database answers again.
             LOG.exception('Heartbeat of %s %s failed; the database is unreachable',
                           self.binary, self.host)
+            if self._fence.failed() and self.manager.cluster_name:
+                self._self_fence()
+            return
+        if self._fence.succeeded() and self.manager.cluster_name:
+            LOG.warning('Heartbeat of %s %s succeeds again; taking new work again',
+                        self.binary, self.host)
+            for server in self._servers:
+                server.wait()
+            self._servers = []
+            self._serve()
+
+    def _self_fence(self):
+        """Our peers count us down now and take our work over: stop taking new work (what
+        is in flight is fenced by its workers rows)."""
+        LOG.error('No heartbeat of %s %s for over service_down_time; its cluster peers take '
+                  'its work over, so it stops taking new work until a heartbeat succeeds',
+                  self.binary, self.host)
+        for server in self._servers:
+            server.stop()
 
     def stop(self, graceful=True):
         """Finish in-flight RPCs, stop the loops and leave coordination."""
