@@ -106,4 +106,6 @@ def test_claims_equal_live_volumes_after_mixed_creates_and_deletes(stack):
     placed = sum(v['size'] for v in live.values() if v['os-vol-host-attr:host'])
     assert sum(v['status'] == 'available' for v in live.values()) > 0
     assert capacity.pool_claim(stack) == placed <= TOTAL_GB
+    print(f'churn {DURATION:g}s: {tally}, {len(live)} volumes left, {placed} GB placed, '
+          f'claim sampled {len(seen)} times, at most {max(seen)} GB')
     assert 'No capacity drift.' in capacity.capacity_check(stack)
