@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import time
@@ -56,23 +57,38 @@ def _correct(result, creates) -> bool:
 
 
 def run_stack(args, db_server, provisioning, schedulers) -> bool:
-    """All repetitions on one stack; True when every one was correct and nothing drifted."""
-    ok = True
-    with fresh_database(db_server) as db_url, tempfile.TemporaryDirectory() as workdir:
-        stack = capacity.pool_stack(pathlib.Path(workdir), db_url=db_url,
-                                    transport_url=args.transport_url, provisioning=provisioning)
-        try:
-            capacity.start(stack, schedulers)
-            for repetition in range(1, args.repetitions + 1):
-                result = _repetition(stack, args, provisioning, schedulers)
-                result['repetition'] = repetition
-                result['correct'] = _correct(result, args.creates)
-                ok = ok and result['correct']
-                print(json.dumps(result), flush=True)
-            capacity.capacity_check(stack)
-        finally:
-            stack.close()
+    """All repetitions on one stack; True when every one was correct and nothing drifted.
+
+    The daemons' logs are kept (and their directory printed) when a run is not correct.
+    """
+    ok = False
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix=f'overcommit-{provisioning}-{schedulers}-'))
+    try:
+        with fresh_database(db_server) as db_url:
+            stack = capacity.pool_stack(workdir, db_url=db_url,
+                                        transport_url=args.transport_url,
+                                        provisioning=provisioning)
+            try:
+                capacity.start(stack, schedulers)
+                ok = all([_run_repetition(stack, args, provisioning, schedulers, repetition)
+                          for repetition in range(1, args.repetitions + 1)])
+                capacity.capacity_check(stack)
+            finally:
+                stack.close()
+    finally:
+        if ok:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            print(f'logs of the failed run: {workdir}', file=sys.stderr, flush=True)
     return ok
+
+
+def _run_repetition(stack, args, provisioning, schedulers, repetition) -> bool:
+    result = _repetition(stack, args, provisioning, schedulers)
+    result['repetition'] = repetition
+    result['correct'] = _correct(result, args.creates)
+    print(json.dumps(result), flush=True)
+    return result['correct']
 
 
 def main():
@@ -91,7 +107,12 @@ def main():
     ok = True
     for provisioning in args.provisioning.split(','):
         for schedulers in (int(n) for n in args.schedulers.split(',')):
-            ok = run_stack(args, args.db_url, provisioning, schedulers) and ok
+            try:
+                ok = run_stack(args, args.db_url, provisioning, schedulers) and ok
+            except Exception as exc:  # reported; the other configurations still run
+                print(f'{provisioning} with {schedulers} schedulers failed: {exc!r}',
+                      file=sys.stderr, flush=True)
+                ok = False
     sys.exit(0 if ok else 1)
 
 
