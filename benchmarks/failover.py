@@ -2,12 +2,14 @@
 
     .venv/bin/python benchmarks/failover.py [--db-url postgresql+psycopg2://...]
         [--transport-url rabbit://...] [--redis-url redis://...] [--creates 8]
-        [--deletes 8] [--latency 2] [--report-interval 1] [--service-down-time 4]
+        [--deletes 8] [--create-latency 5] [--delete-latency 2] [--report-interval 1]
+        [--service-down-time 4]
 
 Starts cinderlike-scheduler, two cinderlike-volume members of one cluster for one `file`
-backend on a shared directory (each driver create and delete waits --latency seconds),
-cinderlike-api, RabbitMQ (its own vhost), a fresh PostgreSQL database and tooz on Redis. It
-deletes --deletes available volumes and creates --creates new ones at once, kills one member
+backend on a shared directory (the driver waits --create-latency before each create and
+--delete-latency before each delete), cinderlike-api, RabbitMQ (its own vhost), a fresh
+PostgreSQL database and tooz on Redis. It creates --creates volumes and deletes --deletes
+available ones at once, kills one member
 with kill -9 while it holds both kinds, and waits, without any API call, until its peer has
 settled them all. Prints one JSON line: failover seconds (kill to last row settled), volumes
 left in a transitional status, workers rows left, quota drift, pool claim drift, and the
@@ -37,7 +39,8 @@ DEFAULT_REDIS = 'redis://127.0.0.1:6379'
 def run(args, db_url, workdir) -> dict:
     stack = failover.cluster_stack(
         workdir, db_url=db_url, transport_url=args.transport_url, redis_url=args.redis_url,
-        latency=args.latency, report_interval=args.report_interval,
+        create_latency=args.create_latency, delete_latency=args.delete_latency,
+        report_interval=args.report_interval,
         service_down_time=args.service_down_time)
     db = failover.Database(db_url)
     try:
@@ -73,8 +76,10 @@ def main():
         'CINDERLIKE_TEST_REDIS_URL', DEFAULT_REDIS))
     parser.add_argument('--creates', type=int, default=8)
     parser.add_argument('--deletes', type=int, default=8)
-    parser.add_argument('--latency', type=float, default=2.0,
-                        help='seconds each driver create and delete takes')
+    parser.add_argument('--create-latency', type=float, default=5.0,
+                        help='seconds each driver create waits')
+    parser.add_argument('--delete-latency', type=float, default=2.0,
+                        help='seconds each driver delete waits')
     parser.add_argument('--report-interval', type=int, default=1)
     parser.add_argument('--service-down-time', type=int, default=4)
     args = parser.parse_args()

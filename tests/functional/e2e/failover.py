@@ -28,10 +28,12 @@ TRANSITIONAL = ('creating', 'deleting', 'extending')
 V = f'/v3/{PROJECT}'
 
 
-def cluster_stack(workdir, *, db_url, transport_url, redis_url, latency=2.0,
-                  auto_cleanup=True, report_interval=1, service_down_time=4) -> Stack:
+def cluster_stack(workdir, *, db_url, transport_url, redis_url, create_latency=5.0,
+                  delete_latency=2.0, auto_cleanup=True, report_interval=1,
+                  service_down_time=4) -> Stack:
     """A Stack (not started) whose volume members share one file backend in cluster
-    `failover`, with *latency* seconds before each driver create and delete."""
+    `failover`, the driver waiting *create_latency* / *delete_latency* seconds before each
+    create / delete (a taken-over create costs no driver time; a delete is run again)."""
     stack = Stack(workdir, db_url=db_url, transport_url=transport_url, backends=(BACKEND,),
                   report_interval=report_interval, service_down_time=service_down_time)
     stack.update_config(cluster=CLUSTER, auto_cleanup_enabled=auto_cleanup,
@@ -43,7 +45,8 @@ def cluster_stack(workdir, *, db_url, transport_url, redis_url, latency=2.0,
         f"{redis_url.rstrip('/')}/?lock_timeout=3&membership_timeout=1"))
     stack.update_config(BACKEND, volume_driver='file',
                         file_volume_directory=workdir / 'shared',
-                        file_latency=f'create_volume:{latency},delete_volume:{latency}')
+                        file_latency=f'create_volume:{create_latency},'
+                                     f'delete_volume:{delete_latency}')
     return stack
 
 
@@ -186,8 +189,10 @@ def load(stack, db, *, creates, deletes, victim_id, timeout=60) -> dict[str, str
     """
     ready = create(stack, deletes, name='to-delete')
     assert set(wait_settled(db, ready).values()) == {'available'}
+    # NOTE(order): the slower creates first, so no delete is near its end at the kill.
+    loaded = set(create(stack, creates))
     delete(stack, ready)
-    loaded = set(ready) | set(create(stack, creates))
+    loaded |= set(ready)
 
     taken: set = set()
 
