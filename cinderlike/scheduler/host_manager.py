@@ -15,6 +15,7 @@ from oslo_utils import strutils
 
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
+from cinderlike.db.models import utcnow
 from cinderlike.scheduler import backend_state
 
 LOG = logging.getLogger(__name__)
@@ -106,10 +107,10 @@ class HostManager:
             return self._reports.get((service_name, host))
 
     def _read_services(self):
-        down_time = self.conf.service_down_time
+        down_time, now = self.conf.service_down_time, utcnow()
         # NOTE(cluster): disabled=False asks the cluster row of a clustered service.
         return [svc for svc in db_services.get_all(self.db, binary=VOLUME_BINARY, disabled=False)
-                if db_services.is_up(svc, down_time=down_time)]
+                if db_services.is_up(svc, down_time=down_time, now=now)]
 
     def _unreported(self, services) -> list[str]:
         return [svc.host for svc in services if svc.host not in self._backends]
