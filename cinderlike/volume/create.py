@@ -1,20 +1,18 @@
 """cinderlike-volume: run the create-volume flow for one volume the scheduler placed here."""
 
 from oslo_log import log as logging
-from taskflow import engines
-from taskflow.patterns import linear_flow
 
+from cinderlike import flow
 from cinderlike.volume.flows import create_volume as flow_tasks
 
 LOG = logging.getLogger(__name__)
 
-
-def build_flow() -> linear_flow.Flow:
-    """Cinder's order: ref, reschedule guard, spec, create.start, driver, finish."""
-    return linear_flow.Flow('volume_create_manager').add(
-        flow_tasks.ExtractVolumeRef(), flow_tasks.OnFailureReschedule(),
-        flow_tasks.ExtractVolumeSpec(), flow_tasks.NotifyCreateStart(),
-        flow_tasks.CreateVolumeFromSpec(), flow_tasks.CreateVolumeOnFinish())
+# Cinder's order: ref, reschedule guard, spec, create.start, driver, finish.
+FLOW = flow.LinearFlow(
+    'volume_create_manager',
+    flow_tasks.ExtractVolumeRef(), flow_tasks.OnFailureReschedule(),
+    flow_tasks.ExtractVolumeSpec(), flow_tasks.NotifyCreateStart(),
+    flow_tasks.CreateVolumeFromSpec(), flow_tasks.CreateVolumeOnFinish())
 
 
 def create_volume(manager, ctx, *, volume_id: str, request_spec: dict,
@@ -27,9 +25,8 @@ def create_volume(manager, ctx, *, volume_id: str, request_spec: dict,
     store = {'manager': manager, 'ctx': ctx, 'volume_id': volume_id,
              'request_spec': request_spec, 'filter_properties': filter_properties or {},
              'allow_reschedule': allow_reschedule}
-    engine = engines.load(build_flow(), store=store)
     try:
-        engine.run()
+        FLOW.run(store)
     except Exception:
         LOG.exception('Volume %s: create failed on %s', volume_id, manager.host)
         return False

@@ -1,18 +1,18 @@
 """cinderlike-api: the create-volume flow — validate the request, reserve quota, insert the
 row `creating` (quota committed in the same transaction), cast to the scheduler.
 
-A taskflow linear flow, as Cinder's api/flows/create_volume.py: a failing task reverts the
-ones before it, so a refused request writes nothing and holds no quota.
+A linear flow of taskflow tasks, as Cinder's api/flows/create_volume.py (run by
+cinderlike/flow.py): a failing task reverts the ones before it, so a refused request writes
+nothing and holds no quota.
 """
 
 import dataclasses
 
 from oslo_log import log as logging
 from oslo_utils import strutils
-from taskflow import engines, task
-from taskflow.patterns import linear_flow
+from taskflow import task
 
-from cinderlike import exception, quota
+from cinderlike import exception, flow, quota
 from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
@@ -181,9 +181,9 @@ def run(*, conf, db, scheduler, ctx, request: CreateRequest):
 
     :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota: as Cinder's create.
     """
-    flow = linear_flow.Flow('volume_create_api').add(
-        ExtractSpec(), ReserveQuota(), CreateEntry(), CastToScheduler())
     store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'ctx': ctx, 'request': request}
-    engine = engines.load(flow, store=store)
-    engine.run()
-    return engine.storage.fetch('volume')
+    return FLOW.run(store)['volume']
+
+
+FLOW = flow.LinearFlow('volume_create_api',
+                       ExtractSpec(), ReserveQuota(), CreateEntry(), CastToScheduler())
