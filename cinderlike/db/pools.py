@@ -187,8 +187,12 @@ class Drift:
 def _volume_sums(s) -> dict[str, float]:
     # NOTE(cluster): a clustered volume's pool is its cluster_name ('cluster@backend#pool').
     location = sa.func.coalesce(Volume.cluster_name, Volume.host)
+    # NOTE(holds): a placed volume holds its claim while it is being created and once the
+    # backend allocated it (launched_at); a create that failed gave its claim back, so an
+    # `error` volume that never launched holds none (the volume service's delete rule).
+    holds_claim = sa.or_(Volume.launched_at.is_not(None), Volume.status == 'creating')
     rows = s.execute(sa.select(location, sa.func.sum(Volume.size))
-                     .where(Volume.deleted.is_(False), location.is_not(None))
+                     .where(Volume.deleted.is_(False), location.is_not(None), holds_claim)
                      .group_by(location))
     return {name: float(total or 0) for name, total in rows}
 

@@ -5,16 +5,11 @@ import datetime
 import pytest
 
 from cinderlike.db import pools as db_pools
-from tests.fixtures import daemons
+from cinderlike.db import volumes as db_volumes
 from tests.unit.scheduler import placing
 
 T0 = placing.T0
 LATER = T0 + datetime.timedelta(seconds=60)
-
-
-@pytest.fixture
-def db():
-    return daemons.make_db()
 
 
 def _pool(db, name='n1@lvm#pool1'):
@@ -110,3 +105,13 @@ def test_fix_leaves_a_pool_with_an_extend_in_flight(db):
     db_pools.claim(db, pool='n1@lvm#pool1', size_gb=30)      # 10 + the extend's 20
     assert db_pools.fix_drift(db) == []
     assert db_pools.claims(db)['n1@lvm#pool1'] == (30, 30)
+
+
+def test_an_error_volume_that_never_launched_holds_no_claim(db):
+    placing.record(db, 'n1@lvm', placing.capabilities(total=100))
+    placing.add_volume(db, size=10, status='creating', host='n1@lvm#pool1')
+    placing.add_volume(db, size=5, status='available', host='n1@lvm#pool1')
+    failed = placing.add_volume(db, size=20, status='creating', host='n1@lvm#pool1')
+    db_pools.claim(db, pool='n1@lvm#pool1', size_gb=15)
+    db_volumes.update(db, volume_id=failed, values={'status': 'error'})
+    assert db_pools.drift(db) == []

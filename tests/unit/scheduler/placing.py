@@ -47,9 +47,12 @@ def add_backend(db, manager, host='n1@lvm', *, seq=1, az='nova', cluster_name=No
 
 def add_volume(db, *, size=10, status='creating', host=None, project_id='p1'):
     volume_id = str(uuid.uuid4())
+    # Past `creating`, a volume was launched by its backend (and so holds its claim).
+    launched_at = None if status == 'creating' else utcnow()
     db_volumes.create(db, values={'id': volume_id, 'size': size, 'status': status,
                                   'host': host, 'project_id': project_id,
-                                  'volume_type_id': 'vt', 'availability_zone': 'nova'})
+                                  'volume_type_id': 'vt', 'availability_zone': 'nova',
+                                  'launched_at': launched_at})
     return volume_id
 
 
