@@ -6,6 +6,7 @@ import uuid
 import pytest
 
 from tests.fixtures.database import fresh_database
+from tests.functional.e2e import capacity
 from tests.functional.e2e.stack import Stack
 
 STARTUP = 90  # seconds for four Python daemons to import, connect, register and report
@@ -21,6 +22,8 @@ def stack(tmp_path_factory, postgresql_server_url, rabbit_url):
         try:
             stack.start_all(timeout=STARTUP)
             yield stack
+            # Whatever the tests did, every pool's claim is its live volumes' sizes.
+            assert 'No capacity drift.' in capacity.capacity_check(stack)
         finally:
             stack.close()
 

@@ -8,6 +8,7 @@ creates a volume becomes its host (Cinder's _set_resource_host), which tells the
 import pytest
 
 from tests.fixtures.database import fresh_database
+from tests.functional.e2e import capacity
 from tests.functional.e2e.stack import PROJECT, Stack, wait_for
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.redis]
@@ -42,6 +43,8 @@ def stack(request, tmp_path_factory, rabbit_url, redis_url):
             wait_for(lambda: pool in stack.pool_names(), timeout=STARTUP,
                      what=f'the scheduler to know the cluster pool {pool}')
             yield stack
+            # Whatever the tests did, every pool's claim is its live volumes' sizes.
+            assert 'No capacity drift.' in capacity.capacity_check(stack)
         finally:
             stack.close()
 

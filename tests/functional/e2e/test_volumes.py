@@ -10,6 +10,7 @@ import os
 import pytest
 
 from tests.fixtures.database import fresh_database
+from tests.functional.e2e import capacity
 from tests.functional.e2e.stack import PROJECT, Stack, wait_for
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.qemu_img]
@@ -38,6 +39,8 @@ def stack(request, tmp_path_factory, rabbit_url):
         try:
             stack.start_all(timeout=STARTUP)
             yield stack
+            # Whatever the tests did, every pool's claim is its live volumes' sizes.
+            assert 'No capacity drift.' in capacity.capacity_check(stack)
         finally:
             stack.close()
 
