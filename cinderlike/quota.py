@@ -84,15 +84,28 @@ def project_quotas(conf, db, *, project_id: str, usages: bool = False,
     return result
 
 
+def _lookup(conf, db, project_id: str, wanted,
+            session=None) -> tuple[dict[str, int], dict[str, str]]:
+    """(limits of *wanted*, {type name: id}) read in one transaction.
+
+    :raises QuotaResourceUnknown: for a name no quota knows.
+    """
+    with db.reader(session) as s:
+        type_ids = db_quotas.volume_types(db, session=s)
+        names = set(DEFAULT_OPTIONS)
+        names.update(f'{base}_{type_name}' for type_name in type_ids
+                     for base in db_quotas.TYPE_RESOURCES)
+        unknown = sorted(set(wanted) - names)
+        if unknown:
+            raise exception.QuotaResourceUnknown(unknown=unknown)
+        own = db_quotas.get_project_limits(db, project_id=project_id, session=s)
+        fallback = defaults(conf, db, names=list(wanted), session=s)
+    return {name: own.get(name, fallback[name]) for name in wanted}, type_ids
+
+
 def _limits(conf, db, project_id: str, wanted, session=None) -> dict[str, int]:
     """Limits of *wanted*; :raises QuotaResourceUnknown: for a name no quota knows."""
-    names = resources(db, session=session)
-    unknown = sorted(set(wanted) - set(names))
-    if unknown:
-        raise exception.QuotaResourceUnknown(unknown=unknown)
-    own = db_quotas.get_project_limits(db, project_id=project_id, session=session)
-    fallback = defaults(conf, db, names=list(wanted), session=session)
-    return {name: own.get(name, fallback[name]) for name in wanted}
+    return _lookup(conf, db, project_id, wanted, session=session)[0]
 
 
 def volume_deltas(*, size: int, volume_type_name: str | None, count: int = 1,
@@ -154,8 +167,7 @@ def reserve(db, ctx, *, conf, project_id: str, deltas: dict[str, int],
     unreservable = sorted(set(deltas) & set(LIMIT_ONLY))
     if unreservable:
         raise exception.QuotaResourceUnknown(unknown=unreservable)
-    limits = _limits(conf, db, project_id, deltas, session=session)
-    type_ids = db_quotas.volume_types(db, session=session)
+    limits, type_ids = _lookup(conf, db, project_id, deltas, session=session)
 
     def count(s, resource):
         return db_quotas.count_in_use(s, project_id=project_id, resource=resource,

@@ -37,9 +37,17 @@ class APIVersion:
 
     def matches(self, minimum: str, maximum: str | None = None) -> bool:
         """True when this version lies in [minimum, maximum] (maximum open when None)."""
-        if self < APIVersion.parse(minimum):
+        key = (self.major, self.minor)
+        if key < _bound(minimum):
             return False
-        return maximum is None or self <= APIVersion.parse(maximum)
+        return maximum is None or key <= _bound(maximum)
+
+
+@functools.lru_cache(maxsize=256)
+def _bound(text: str) -> tuple[int, int]:
+    """(major, minor) of a named version: views ask `matches` per field and per row."""
+    version = APIVersion.parse(text)
+    return version.major, version.minor
 
 
 # Named versions this code branches on.

@@ -76,10 +76,33 @@ def _insert_if_absent(s, rows: list[dict]) -> None:
 
 
 def _lock_usages(s, project_id: str, resources: list[str]) -> dict[str, QuotaUsage]:
+    """The usage rows, locked, detached: changes reach the database through _write_usages."""
     stmt = (sa.select(QuotaUsage).where(
         QuotaUsage.project_id == project_id, QuotaUsage.resource.in_(resources),
         QuotaUsage.deleted.is_(False)).order_by(QuotaUsage.resource).with_for_update())
-    return {row.resource: row for row in s.scalars(stmt)}
+    rows = {row.resource: row for row in s.scalars(stmt)}
+    for row in rows.values():
+        s.expunge(row)
+    return rows
+
+
+def _write_usages(s, usages) -> None:
+    """One UPDATE for every locked usage row: in_use, reserved, until_refresh as computed.
+
+    NOTE(round_trips): the rows stay locked until commit; the ORM's flush would send one
+    UPDATE per row (psycopg2 and PyMySQL run executemany as a loop of round trips).
+    """
+    usages = list(usages)
+    if not usages:
+        return
+
+    def by_id(column):
+        return sa.case({u.id: getattr(u, column.key) for u in usages}, value=QuotaUsage.id,
+                       else_=column)
+    s.execute(sa.update(QuotaUsage).where(QuotaUsage.id.in_([u.id for u in usages])).values(
+        in_use=by_id(QuotaUsage.in_use), reserved=by_id(QuotaUsage.reserved),
+        until_refresh=by_id(QuotaUsage.until_refresh), updated_at=utcnow())
+        .execution_options(synchronize_session=False))
 
 
 def _create_missing(s, project_id: str, resources: list[str], count) -> None:
@@ -118,14 +141,13 @@ def reserve(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
         nothing is written then.
     """
     resources = sorted(deltas)
-    if session is None:
-        # NOTE(first_use): created in a short transaction of their own, as Cinder does, so
-        # the locking transaction below only ever waits on rows that exist.
-        _in_transaction(db, None, lambda s: _create_missing(s, project_id, resources, count))
 
-    def work(s):
-        _create_missing(s, project_id, resources, count)
+    def work(s, *, first_use):
+        if first_use:
+            _create_missing(s, project_id, resources, count)
         usages = _lock_usages(s, project_id, resources)
+        if len(usages) < len(resources):
+            raise _FirstUse()
         for usage in usages.values():
             _refresh(s, usage, count, until_refresh, max_age)
         overs = [r for r in resources if deltas[r] > 0 and (
@@ -134,16 +156,32 @@ def reserve(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
         if overs:
             raise exception.OverQuota(overs=overs, quotas=dict(limits), usages={
                 r: {'in_use': u.in_use, 'reserved': u.reserved} for r, u in usages.items()})
-        uuids = []
+        rows = []
         for resource in resources:
             usage, delta = usages[resource], deltas[resource]
-            uuids.append(str(uuid.uuid4()))
-            s.add(Reservation(uuid=uuids[-1], usage_id=usage.id, project_id=project_id,
-                              resource=resource, delta=delta, expire=expire, deleted=False))
+            rows.append({'uuid': str(uuid.uuid4()), 'usage_id': usage.id,
+                         'project_id': project_id, 'resource': resource, 'delta': delta,
+                         'expire': expire, 'deleted': False, 'created_at': utcnow()})
             if delta > 0:
                 usage.reserved += delta
-        return uuids
-    return _in_transaction(db, session, work)
+        _write_usages(s, usages.values())
+        s.execute(sa.insert(Reservation), rows)
+        return [row['uuid'] for row in rows]
+
+    if session is not None:
+        return _in_transaction(db, session, lambda s: work(s, first_use=True))
+    try:
+        return _in_transaction(db, None, lambda s: work(s, first_use=False))
+    except _FirstUse:
+        # NOTE(first_use): a project's first usage rows are created in a short transaction
+        # of their own, as Cinder does, so the locking transaction only ever waits on rows
+        # that exist; usually they do, and nothing but the lock is read.
+        _in_transaction(db, None, lambda s: _create_missing(s, project_id, resources, count))
+        return _in_transaction(db, None, lambda s: work(s, first_use=False))
+
+
+class _FirstUse(Exception):
+    """Some usage rows of the reservation do not exist yet."""
 
 
 def _settle(s, reservations: list[Reservation], *, apply: bool) -> int:
@@ -157,15 +195,19 @@ def _settle(s, reservations: list[Reservation], *, apply: bool) -> int:
     for project_id in sorted(wanted):
         for usage in _lock_usages(s, project_id, sorted(wanted[project_id])).values():
             usages[usage.id] = usage
-    now = utcnow()
     for reservation in reservations:
         usage = usages[reservation.usage_id]
         if reservation.delta > 0:
             usage.reserved = max(0, usage.reserved - reservation.delta)
         if apply:
             usage.in_use = max(0, usage.in_use + reservation.delta)
-        reservation.deleted = True
-        reservation.deleted_at = now
+    _write_usages(s, usages.values())
+    if reservations:
+        now = utcnow()
+        s.execute(sa.update(Reservation).where(
+            Reservation.id.in_([r.id for r in reservations])).values(
+            deleted=True, deleted_at=now, updated_at=now)
+            .execution_options(synchronize_session=False))
     return len(reservations)
 
 
@@ -202,7 +244,9 @@ def expire(db, *, now: datetime.datetime | None = None) -> int:
 def release(db, *, project_id: str, deltas: dict[str, int], session=None) -> None:
     """Apply negative *deltas* to in_use directly (a deletion finished); never below 0."""
     def work(s):
-        for resource, usage in _lock_usages(s, project_id, sorted(deltas)).items():
+        usages = _lock_usages(s, project_id, sorted(deltas))
+        for resource, usage in usages.items():
             usage.in_use = max(0, usage.in_use + deltas[resource])
+        _write_usages(s, usages.values())
     _in_transaction(db, session, work)
 

@@ -400,12 +400,13 @@ def delete_metadata(db, *, volume_id: str, key: str, session=None) -> None:
 
 # --- what views show beside the row --------------------------------------------
 
-def get_attachments(db, *, volume_ids: list[str]) -> dict[str, list[VolumeAttachment]]:
+def get_attachments(db, *, volume_ids: list[str],
+                    session=None) -> dict[str, list[VolumeAttachment]]:
     """{volume id: [attached attachments]}: Cinder lists only attach_status 'attached'."""
     found: dict[str, list[VolumeAttachment]] = {vid: [] for vid in volume_ids}
     if not volume_ids:
         return found
-    with db.reader() as s:
+    with db.reader(session) as s:
         for row in s.scalars(sa.select(VolumeAttachment).where(
                 VolumeAttachment.volume_id.in_(volume_ids),
                 VolumeAttachment.deleted.is_(False),
@@ -414,10 +415,10 @@ def get_attachments(db, *, volume_ids: list[str]) -> dict[str, list[VolumeAttach
     return found
 
 
-def get_type_names(db, *, type_ids: set[str]) -> dict[str, str]:
+def get_type_names(db, *, type_ids: set[str], session=None) -> dict[str, str]:
     """{volume type id: name}, deleted types included (a volume keeps its type)."""
     if not type_ids:
         return {}
-    with db.reader() as s:
+    with db.reader(session) as s:
         return dict(s.execute(sa.select(VolumeType.id, VolumeType.name).where(
             VolumeType.id.in_(sorted(type_ids)))).all())

@@ -115,9 +115,12 @@ class VolumeRenderer:
                               host=self._may(ctx, policy.HOST_ATTRIBUTE_POLICY),
                               migration=self._may(ctx, policy.MIG_ATTRIBUTE_POLICY))
         ids = [v.id for v in volumes]
-        metadata = db_volumes.get_metadata(self._db, volume_ids=ids)
-        attachments = db_volumes.get_attachments(self._db, volume_ids=ids)
-        names = db_volumes.get_type_names(self._db, type_ids={v.volume_type_id for v in volumes})
+        # NOTE(session): one connection checkout (and pre-ping) for the three lookups.
+        with self._db.reader() as s:
+            metadata = db_volumes.get_metadata(self._db, volume_ids=ids, session=s)
+            attachments = db_volumes.get_attachments(self._db, volume_ids=ids, session=s)
+            names = db_volumes.get_type_names(
+                self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
         links = self.links(req)
         return [view.detail(v, view.Extras(metadata[v.id], attachments[v.id],
                                            names.get(v.volume_type_id)),
