@@ -8,10 +8,9 @@ with a user message and a `scheduler.create_volume` error notification.
 import copy
 
 from oslo_log import log as logging
-from taskflow import engines, task
-from taskflow.patterns import linear_flow
+from taskflow import task
 
-from cinderlike import exception, messages
+from cinderlike import exception, flow, messages
 from cinderlike.db import placements
 from cinderlike.scheduler import capacity
 
@@ -104,11 +103,12 @@ class ScheduleCreateVolume(task.Task):
                      request_spec=request_spec, status='error', reason=error)
 
 
+# NOTE(engine): run by cinderlike/flow.py, not a taskflow engine (see there why).
+FLOW = flow.LinearFlow('volume_create_scheduler', ExtractSchedulerSpec(), ScheduleCreateVolume())
+
+
 def run(ctx, scheduler, *, volume_id, request_spec, filter_properties):
     """Run the flow; *scheduler* gives db, conf, host_manager, filter_scheduler, notifier
     and volume_api (the SchedulerManager)."""
-    flow = linear_flow.Flow('volume_create_scheduler').add(
-        ExtractSchedulerSpec(), ScheduleCreateVolume())
-    engines.run(flow, store={'ctx': ctx, 'scheduler': scheduler, 'volume_id': volume_id,
-                             'request_spec': request_spec,
-                             'filter_properties': filter_properties or {}})
+    FLOW.run({'ctx': ctx, 'scheduler': scheduler, 'volume_id': volume_id,
+              'request_spec': request_spec, 'filter_properties': filter_properties or {}})
