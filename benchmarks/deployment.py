@@ -1,7 +1,7 @@
 """Start the four daemons (API, scheduler, volume, backup) on a fresh database and a RabbitMQ
 vhost of their own, with fake-driver backends, for benchmarks; stop and drop them afterwards.
 
-    .venv/bin/python -m benchmarks.deployment [--db postgresql|mysql] [--backends 2]
+    .venv/bin/python benchmarks/deployment.py [--db postgresql|mysql] [--backends 2]
         [--api-workers 2]   # prints the API URL, runs until Ctrl-C
 
 The daemons are launched by tests/functional/e2e/stack.py (the end-to-end tests' launcher);
@@ -18,8 +18,11 @@ import sys
 import tempfile
 import time
 
-from tests.fixtures.database import fresh_database
-from tests.functional.e2e.stack import Stack
+# NOTE(path): run as a script, the project root (for tests.*) is not on sys.path.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from tests.fixtures.database import fresh_database  # noqa: E402
+from tests.functional.e2e.stack import Stack  # noqa: E402
 
 SERVER_URLS = {
     'postgresql': ('CINDERLIKE_TEST_POSTGRESQL_URL',

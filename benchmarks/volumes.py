@@ -1,8 +1,8 @@
 """Volumes through the REST API: create N with C concurrent clients, wait until all are
 available, list them, delete them; print one JSON line of the results.
 
-    .venv/bin/python -m benchmarks.volumes --url http://127.0.0.1:8776 [-n 500] [-c 16]
-    .venv/bin/python -m benchmarks.volumes --deploy postgresql [-n 500] [-c 16]
+    .venv/bin/python benchmarks/volumes.py --url http://127.0.0.1:8776 [-n 500] [-c 16]
+    .venv/bin/python benchmarks/volumes.py --deploy postgresql [-n 500] [-c 16]
 
 With --url it runs against a deployment that is up (auth_strategy = noauth); with --deploy it
 starts the four daemons with fake backends first (benchmarks/deployment.py) and stops them
@@ -174,7 +174,7 @@ def main(argv=None):
     if args.url:
         result = run(args.url, **options)
     else:
-        from benchmarks import deployment
+        import deployment  # benchmarks/deployment.py, beside this script
         deployment.stop_on_sigterm()
         with deployment.deployed(db=args.deploy, backends=args.backends,
                                  api_workers=args.api_workers,
