@@ -77,6 +77,10 @@ class InvalidVolume(Invalid):
     msg_fmt = 'Invalid volume: %(reason)s'
 
 
+class VolumeMovedOn(InvalidVolume):
+    """The volume left the status this service's work needs (deleted, reset, taken over)."""
+
+
 class InvalidVolumeMetadata(Invalid):
     """Volume metadata keys or values are unacceptable."""
     msg_fmt = 'Invalid metadata: %(reason)s'

@@ -2,7 +2,7 @@
 
 from oslo_log import log as logging
 
-from cinderlike import flow
+from cinderlike import exception, flow
 from cinderlike.volume.flows import create_volume as flow_tasks
 
 LOG = logging.getLogger(__name__)
@@ -27,6 +27,10 @@ def create_volume(manager, ctx, *, volume_id: str, request_spec: dict,
              'allow_reschedule': allow_reschedule}
     try:
         FLOW.run(store)
+    except exception.VolumeMovedOn as moved:
+        # NOTE(fencing): the revert logged why (a take-over logs its refusal once).
+        LOG.info('Volume %s: create on %s stopped: %s', volume_id, manager.host, moved)
+        return False
     except Exception:
         LOG.exception('Volume %s: create failed on %s', volume_id, manager.host)
         return False

@@ -34,7 +34,7 @@ class ExtractVolumeRef(task.Task):
                                                 status=Status.CREATING,
                                                 service_id=manager.service_id)
         if claim is None:
-            raise exception.InvalidVolume(
+            raise exception.VolumeMovedOn(
                 reason=f'volume {volume_id} is {volume.status}, not creating')
         return volume, claim
 
@@ -170,7 +170,7 @@ class CreateVolumeOnFinish(task.Task):
             if not db_volumes.finish(manager.db, volume_id=volume.id, action='create',
                                      values=values, where=[db_workers.held(claim)],
                                      session=s):
-                raise exception.InvalidVolume(
+                raise exception.VolumeMovedOn(
                     reason=f'volume {volume.id} left creating while the driver made it')
             db_workers.finish(manager.db, claim=claim, session=s)
         manager.notifier.info(ctx, volume, 'create.end', reload=True)

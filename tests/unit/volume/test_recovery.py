@@ -194,6 +194,8 @@ def test_a_displaced_create_cannot_overwrite_the_peers_error(manager, db, conf, 
     refusals = [r.getMessage() for r in caplog.records if 'refused' in r.getMessage()]
     assert len(refusals) == 1
     assert volume.id in refusals[0] and 'our epoch 1, now settled' in refusals[0]
+    # the refusal is the whole story: no error traceback on top of it
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 def test_a_displaced_delete_releases_nothing_twice(manager, db, conf, caplog):
