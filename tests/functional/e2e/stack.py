@@ -135,6 +135,8 @@ class Stack:
                 'osapi_volume_listen_port': self.api_port,
                 'osapi_volume_workers': 1,
                 'graceful_shutdown_timeout': 20,
+                # a call that reaches no server yet (start-up) fails in 10 s, not 60.
+                'rpc_response_timeout': 10,
             },
             'database': {'connection': self.db_url},
         }
@@ -233,8 +235,15 @@ class Stack:
                  what='the API to answer GET /v3/')
 
     def pool_names(self) -> set[str]:
-        """Names of the pools the scheduler knows (GET /scheduler-stats/get_pools)."""
-        status, body = self.request('GET', f'/v3/{PROJECT}/scheduler-stats/get_pools')
+        """Names of the pools the scheduler knows (GET /scheduler-stats/get_pools).
+
+        Empty while no scheduler answers yet: a call cast before the scheduler's queue exists
+        is dropped by RabbitMQ and the API waits `rpc_response_timeout` for it.
+        """
+        try:
+            status, body = self.request('GET', f'/v3/{PROJECT}/scheduler-stats/get_pools')
+        except TimeoutError:
+            return set()
         return {pool['name'] for pool in body['pools']} if status == 200 else set()
 
     def start_all(self, timeout=90):
