@@ -72,7 +72,7 @@ def run_stack(args, db_server, provisioning, schedulers) -> bool:
                 capacity.start(stack, schedulers)
                 ok = all([_run_repetition(stack, args, provisioning, schedulers, repetition)
                           for repetition in range(1, args.repetitions + 1)])
-                capacity.capacity_check(stack)
+                stack.capacity_check()
             finally:
                 stack.close()
     finally:

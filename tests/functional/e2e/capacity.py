@@ -161,8 +161,3 @@ def delete(stack, ids, timeout=SETTLE):
         _ok(stack, 'DELETE', f'{V}/volumes/{volume_id}', expect=202)
     wait_for(lambda: not set(ids) & set(volumes(stack)), timeout=timeout,
              what=f'{len(ids)} volumes to be deleted')
-
-
-def capacity_check(stack) -> str:
-    """`cinderlike-manage capacity check` output; raises when it reports drift (exit 1)."""
-    return stack.run('cinderlike-manage', 'capacity', 'check').stdout

@@ -4,6 +4,7 @@ Each daemon runs from the .venv console scripts in its own process group (so a t
 a whole daemon, parent and children, with one signal) and logs to its own file.
 """
 
+import contextlib
 import json
 import os
 import pathlib
@@ -18,6 +19,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+
+from tests.fixtures.database import fresh_database
 
 BIN = pathlib.Path(sys.executable).parent
 PROJECT = 'e2e-project'
@@ -163,6 +166,10 @@ class Stack:
         return subprocess.run([str(BIN / script), '--config-file', str(self.config_path), *args],
                               capture_output=True, text=True, timeout=300, check=True)
 
+    def capacity_check(self) -> str:
+        """`cinderlike-manage capacity check` output; raises when it reports drift (exit 1)."""
+        return self.run('cinderlike-manage', 'capacity', 'check').stdout
+
     def start(self, name, *, label=None, host=None) -> Daemon:
         """Start cinderlike-<name> in its own process group, kept as daemons[*label or name*].
 
@@ -266,3 +273,29 @@ class Stack:
     def expected_services(self) -> set[tuple[str, str]]:
         volumes = {('cinder-volume', f'{self.host}@{b}') for b in self.backends}
         return {('cinder-scheduler', self.host), ('cinder-backup', self.host)} | volumes
+
+
+@contextlib.contextmanager
+def deployed(workdir, *, server_url, transport_url, configure=None, start=None, timeout=90,
+             **stack_options):
+    """A Stack on a fresh migrated database, started (`start(stack)`, by default all four
+    daemons) and closed after; whatever ran meanwhile, no pool's claim may have drifted.
+
+    *configure(stack)* edits the configuration before anything starts; *stack_options* go to
+    Stack (backends=...).
+    """
+    with fresh_database(server_url) as db_url:
+        stack = Stack(workdir, db_url=db_url, transport_url=transport_url, **stack_options)
+        stack.update_config(scheduler_driver_init_wait_time=5)
+        if configure is not None:
+            configure(stack)
+        stack.run('cinderlike-manage', 'db', 'sync')
+        try:
+            if start is None:
+                stack.start_all(timeout=timeout)
+            else:
+                start(stack)
+            yield stack
+            assert 'No capacity drift.' in stack.capacity_check()
+        finally:
+            stack.close()

@@ -108,4 +108,4 @@ def test_claims_equal_live_volumes_after_mixed_creates_and_deletes(stack):
     assert capacity.pool_claim(stack) == placed <= TOTAL_GB
     print(f'churn {DURATION:g}s: {tally}, {len(live)} volumes left, {placed} GB placed, '
           f'claim sampled {len(seen)} times, at most {max(seen)} GB')
-    assert 'No capacity drift.' in capacity.capacity_check(stack)
+    assert 'No capacity drift.' in stack.capacity_check()

@@ -58,4 +58,4 @@ def test_thirty_concurrent_creates_never_over_commit_the_pool(stack):
 
     capacity.delete(stack, [v['id'] for v in available])
     assert capacity.pool_claim(stack) == 0
-    assert 'No capacity drift.' in capacity.capacity_check(stack)
+    assert 'No capacity drift.' in stack.capacity_check()
