@@ -32,6 +32,9 @@ class APIServer(base.BaseApplication):
         self.cfg.set('workers', conf.osapi_volume_workers or os.cpu_count() or 1)
         self.cfg.set('worker_class', 'gthread')
         self.cfg.set('threads', conf.wsgi_default_pool_size)
+        # NOTE(keepalive): gunicorn closes an idle kept-alive connection after 2 s by default;
+        # a client reusing it at that moment gets "connection closed without response".
+        self.cfg.set('keepalive', conf.client_socket_timeout if conf.wsgi_keep_alive else 0)
         self.cfg.set('proc_name', 'cinderlike-api')
         # NOTE(control_socket): gunicorn >= 25.1 opens one control socket per user by
         # default; two API processes on a host would fight over it.

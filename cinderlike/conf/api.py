@@ -11,6 +11,11 @@ OPTS = [
                help='Number of API worker processes; the number of CPUs when unset.'),
     cfg.IntOpt('wsgi_default_pool_size', default=100, min=1,
                help='Number of threads each API worker process serves requests with.'),
+    cfg.BoolOpt('wsgi_keep_alive', default=True,
+                help='Keep client connections open between requests (HTTP keep-alive).'),
+    cfg.IntOpt('client_socket_timeout', default=900, min=0,
+               help='Seconds an idle kept-alive client connection stays open. A short '
+                    'value races clients that reuse a connection the server is closing.'),
     cfg.StrOpt('auth_strategy', default='keystone', choices=['noauth', 'keystone'],
                help='keystone validates tokens with keystonemiddleware; noauth trusts '
                     '"user:project" tokens and makes every caller an admin (testing only).'),

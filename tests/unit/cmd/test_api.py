@@ -21,6 +21,12 @@ def test_bind_workers_and_threads_from_options():
     assert (cfg.workers, cfg.worker_class_str, cfg.threads) == (3, 'gthread', 7)
 
 
+def test_keep_alive_follows_cinders_options():
+    assert _settings().keepalive == 900
+    assert _settings(client_socket_timeout=30).keepalive == 30
+    assert _settings(wsgi_keep_alive=False).keepalive == 0
+
+
 def test_workers_default_to_cpu_count_and_ipv6_is_bracketed():
     cfg = _settings(osapi_volume_listen='::1')
     assert cfg.bind == ['[::1]:8776']
