@@ -49,18 +49,11 @@ def start(stack, schedulers, timeout=STARTUP):
     stack.start('volume')
     stack.start('api')
     stack.wait_for_api(timeout=timeout)
-    _ok(stack, 'PUT', f'{V}/os-quota-sets/{PROJECT}',
-        {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
+    stack.ok('PUT', f'{V}/os-quota-sets/{PROJECT}',
+             {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
     wanted = f'{stack.host}@{BACKEND}#{BACKEND}'
     wait_for(lambda: wanted in stack.pool_names(), timeout=timeout,
              what=f'the schedulers to know pool {wanted}')
-
-
-def _ok(stack, method, path, body=None, *, expect, version=None):
-    status, answer = stack.request(method, path, body, version=version)
-    if status != expect:
-        raise AssertionError(f'{method} {path} -> {status} {answer}')
-    return answer
 
 
 def burst(stack, count, size_gb) -> list[str]:
@@ -72,7 +65,7 @@ def burst(stack, count, size_gb) -> list[str]:
     def create(index):
         barrier.wait()
         try:
-            ids[index] = _ok(stack, 'POST', f'{V}/volumes', {'volume': {
+            ids[index] = stack.ok('POST', f'{V}/volumes', {'volume': {
                 'size': size_gb, 'name': f'burst-{index}'}}, expect=202)['volume']['id']
         except Exception as exc:  # reported below, with the others
             errors.append(exc)
@@ -88,7 +81,7 @@ def burst(stack, count, size_gb) -> list[str]:
 
 def volumes(stack) -> dict[str, dict]:
     """Every volume of the project, by id."""
-    listed = _ok(stack, 'GET', f'{V}/volumes/detail?limit=1000', expect=200)['volumes']
+    listed = stack.ok('GET', f'{V}/volumes/detail?limit=1000', expect=200)['volumes']
     return {volume['id']: volume for volume in listed}
 
 
@@ -105,8 +98,8 @@ def wait_terminal(stack, ids, timeout=SETTLE) -> dict[str, dict]:
 
 def user_messages(stack, volume_id) -> list[tuple[str, str]]:
     """(event_id, user_message) of the volume's user messages."""
-    answer = _ok(stack, 'GET', f'{V}/messages?resource_uuid={volume_id}', expect=200,
-                 version='3.5')
+    answer = stack.ok('GET', f'{V}/messages?resource_uuid={volume_id}', expect=200,
+                      version='3.5')
     return [(m['event_id'], m['user_message']) for m in answer['messages']]
 
 
@@ -124,7 +117,7 @@ def no_valid_backend(stack, volume_id) -> bool:
 
 def pool_claim(stack) -> float:
     """allocated_capacity_gb of the fake pool (the database's claim, via get_pools)."""
-    answer = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
+    answer = stack.ok('GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
     (pool,) = [p for p in answer['pools'] if p['name'] == f'{stack.host}@{BACKEND}#{BACKEND}']
     return pool['capabilities']['allocated_capacity_gb']
 
@@ -137,7 +130,7 @@ def wait_pool_empty(stack, *, total_gb, schedulers, timeout=SETTLE):
     rule), so right after deletes a pool looks full until the driver reports again.
     """
     def empty():
-        answer = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
+        answer = stack.ok('GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
         caps = [p['capabilities'] for p in answer['pools']]
         return len(caps) == 1 and (caps[0]['allocated_capacity_gb'],
                                    caps[0]['free_capacity_gb']) == (0, total_gb)
@@ -158,6 +151,6 @@ def outcome(stack, settled: dict[str, dict]) -> dict:
 def delete(stack, ids, timeout=SETTLE):
     """Delete the volumes *ids* and wait until they are gone."""
     for volume_id in ids:
-        _ok(stack, 'DELETE', f'{V}/volumes/{volume_id}', expect=202)
+        stack.ok('DELETE', f'{V}/volumes/{volume_id}', expect=202)
     wait_for(lambda: not set(ids) & set(volumes(stack)), timeout=timeout,
              what=f'{len(ids)} volumes to be deleted')

@@ -63,17 +63,10 @@ def start(stack, timeout=STARTUP) -> None:
         stack.start('volume', label=label, host=member_host(stack, label).partition('@')[0])
     stack.start('api')
     stack.wait_for_api(timeout=timeout)
-    ok(stack, 'PUT', f'{V}/os-quota-sets/{PROJECT}',
-       {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
+    stack.ok('PUT', f'{V}/os-quota-sets/{PROJECT}',
+             {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
     wait_for(lambda: POOL in stack.pool_names(), timeout=timeout,
              what=f'the scheduler to know pool {POOL}')
-
-
-def ok(stack, method, path, body=None, *, expect, version=None):
-    status, answer = stack.request(method, path, body, version=version)
-    if status != expect:
-        raise AssertionError(f'{method} {path} -> {status} {answer}')
-    return answer
 
 
 class Database:
@@ -149,7 +142,7 @@ def create(stack, count, size=1, name='load') -> list[str]:
     ids: list = [None] * count
 
     def one(index):
-        ids[index] = ok(stack, 'POST', f'{V}/volumes', {'volume': {
+        ids[index] = stack.ok('POST', f'{V}/volumes', {'volume': {
             'size': size, 'name': f'{name}-{index}'}}, expect=202)['volume']['id']
     threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
     for thread in threads:
@@ -161,7 +154,7 @@ def create(stack, count, size=1, name='load') -> list[str]:
 
 def delete(stack, ids) -> None:
     for volume_id in ids:
-        ok(stack, 'DELETE', f'{V}/volumes/{volume_id}', expect=202)
+        stack.ok('DELETE', f'{V}/volumes/{volume_id}', expect=202)
 
 
 def wait_settled(db, ids, timeout=SETTLE) -> dict[str, str]:

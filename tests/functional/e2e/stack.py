@@ -237,6 +237,13 @@ class Stack:
             raw = exc.read()
             return exc.code, json.loads(raw) if raw else None
 
+    def ok(self, method, path, body=None, *, expect, version=None):
+        """The JSON answer of *method* on *path*; AssertionError unless its status is *expect*."""
+        status, answer = self.request(method, path, body, version=version)
+        if status != expect:
+            raise AssertionError(f'{method} {path} -> {status} {answer}')
+        return answer
+
     def wait_for_api(self, timeout=60):
         wait_for(lambda: (self.get('/v3/') or (None,))[0] == 200, timeout=timeout,
                  what='the API to answer GET /v3/')

@@ -51,14 +51,8 @@ def _members(stack):
     return {f'{stack.host}@{BACKEND}', f'{stack.host}-m2@{BACKEND}'}
 
 
-def _ok(stack, method, path, body=None, *, expect, version=None):
-    status, answer = stack.request(method, path, body, version=version)
-    assert status == expect, f'{method} {path} -> {status} {answer}'
-    return answer
-
-
 def _volume(stack, volume_id):
-    return _ok(stack, 'GET', f'{V}/volumes/{volume_id}', expect=200, version='3.61')['volume']
+    return stack.ok('GET', f'{V}/volumes/{volume_id}', expect=200, version='3.61')['volume']
 
 
 def _available(stack, volume_id):
@@ -71,22 +65,22 @@ def _available(stack, volume_id):
 
 
 def test_the_cluster_is_up_with_two_hosts_and_services_show_it(stack):
-    clusters = _ok(stack, 'GET', f'{V}/clusters/detail', expect=200, version='3.7')['clusters']
+    clusters = stack.ok('GET', f'{V}/clusters/detail', expect=200, version='3.7')['clusters']
     assert [(c['name'], c['binary'], c['state'], c['status'], c['num_hosts'],
              c['num_down_hosts']) for c in clusters] == [
         (f'{CLUSTER}@{BACKEND}', 'cinder-volume', 'up', 'enabled', 2, 0)]
-    services = _ok(stack, 'GET', f'{V}/os-services?binary=cinder-volume', expect=200,
-                   version='3.7')['services']
+    services = stack.ok('GET', f'{V}/os-services?binary=cinder-volume', expect=200,
+                        version='3.7')['services']
     assert {(s['host'], s['cluster'], s['state']) for s in services} == {
         (host, f'{CLUSTER}@{BACKEND}', 'up') for host in _members(stack)}
-    shown = _ok(stack, 'GET', f'{V}/clusters/{CLUSTER}@{BACKEND}', expect=200,
-                version='3.7')['cluster']
+    shown = stack.ok('GET', f'{V}/clusters/{CLUSTER}@{BACKEND}', expect=200,
+                     version='3.7')['cluster']
     assert (shown['state'], shown['num_hosts']) == ('up', 2)
 
 
 def test_creates_and_deletes_are_shared_by_both_members(stack):
-    created = [_ok(stack, 'POST', f'{V}/volumes', {'volume': {'size': 1, 'name': f'aa-{n}'}},
-                   expect=202)['volume'] for n in range(COUNT)]
+    created = [stack.ok('POST', f'{V}/volumes', {'volume': {'size': 1, 'name': f'aa-{n}'}},
+                        expect=202)['volume'] for n in range(COUNT)]
     volumes = [_available(stack, v['id']) for v in created]
     assert {v['cluster_name'] for v in volumes} == {f'{CLUSTER}@{BACKEND}#{BACKEND}'}
     hosts = {v['os-vol-host-attr:host'].partition('#')[0] for v in volumes}
@@ -95,7 +89,7 @@ def test_creates_and_deletes_are_shared_by_both_members(stack):
     assert {p.name for p in directory.iterdir()} >= {f'volume-{v["id"]}' for v in volumes}
 
     for volume in volumes:
-        _ok(stack, 'DELETE', f'{V}/volumes/{volume["id"]}', expect=202)
+        stack.ok('DELETE', f'{V}/volumes/{volume["id"]}', expect=202)
     for volume in volumes:
         wait_for(lambda v=volume: stack.request('GET', f'{V}/volumes/{v["id"]}')[0] == 404,
                  timeout=SETTLE, what=f'volume {volume["id"]} to be deleted')
@@ -106,12 +100,12 @@ def test_creates_and_deletes_are_shared_by_both_members(stack):
 
 def test_a_disabled_cluster_takes_no_new_volumes(stack):
     body = {'name': f'{CLUSTER}@{BACKEND}', 'disabled_reason': 'maintenance'}
-    _ok(stack, 'PUT', f'{V}/clusters/disable', body, expect=200, version='3.7')
+    stack.ok('PUT', f'{V}/clusters/disable', body, expect=200, version='3.7')
     try:
-        volume = _ok(stack, 'POST', f'{V}/volumes', {'volume': {'size': 1}}, expect=202)['volume']
+        volume = stack.ok('POST', f'{V}/volumes', {'volume': {'size': 1}}, expect=202)['volume']
         settled = wait_for(lambda: (v := _volume(stack, volume['id']))['status'] != 'creating'
                            and v, timeout=SETTLE, what='the create to fail')
         assert settled['status'] == 'error'
     finally:
-        _ok(stack, 'PUT', f'{V}/clusters/enable', {'name': f'{CLUSTER}@{BACKEND}'},
-            expect=200, version='3.7')
+        stack.ok('PUT', f'{V}/clusters/enable', {'name': f'{CLUSTER}@{BACKEND}'},
+                 expect=200, version='3.7')

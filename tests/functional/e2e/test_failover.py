@@ -121,8 +121,8 @@ def test_workers_cleanup_api_settles_a_dead_member(make_stack):
     wait_for(lambda: stack.services().get(('cinder-volume', host), {}).get('state') == 'down',
              timeout=30, what='the killed member to show down')
     assert db.held(dead) == held  # nobody took them over on their own
-    answer = failover.ok(stack, 'POST', f'{V}/workers/cleanup', {}, expect=202,
-                         version='3.24')
+    answer = stack.ok('POST', f'{V}/workers/cleanup', {}, expect=202,
+                      version='3.24')
     assert answer == {'cleaning': [{'id': dead, 'host': host, 'binary': 'cinder-volume',
                                     'cluster_name': f'{failover.CLUSTER}@{failover.BACKEND}'}],
                       'unavailable': []}
@@ -137,8 +137,8 @@ def test_two_deletes_of_one_volume_through_both_members_reach_the_driver_once(ma
     assert failover.wait_settled(db, [volume_id]) == {volume_id: 'available'}
     path = stack.workdir / 'shared' / f'volume-{volume_id}'
     assert path.exists()
-    failover.ok(stack, 'POST', f'{V}/volumes/{volume_id}/action',
-                {'os-reset_status': {'status': 'deleting'}}, expect=202)
+    stack.ok('POST', f'{V}/volumes/{volume_id}/action',
+             {'os-reset_status': {'status': 'deleting'}}, expect=202)
     conf = cl_conf.parse(['--config-file', str(stack.config_path)])
     api = volume_rpcapi.VolumeAPI(conf)
     ctx = context.get_admin_context()

@@ -39,23 +39,17 @@ def stack(request, tmp_path_factory, rabbit_url):
         yield stack
 
 
-def _ok(stack, method, path, body=None, *, expect, version=None):
-    status, answer = stack.request(method, path, body, version=version)
-    assert status == expect, f'{method} {path} -> {status} {answer}'
-    return answer
-
-
 def _create_type(stack, name, **extra_specs):
-    return _ok(stack, 'POST', f'{V}/types', {'volume_type': {
+    return stack.ok('POST', f'{V}/types', {'volume_type': {
         'name': name, 'extra_specs': extra_specs}}, expect=200)['volume_type']
 
 
 def _create_volume(stack, **fields):
-    return _ok(stack, 'POST', f'{V}/volumes', {'volume': fields}, expect=202)['volume']
+    return stack.ok('POST', f'{V}/volumes', {'volume': fields}, expect=202)['volume']
 
 
 def _volume(stack, volume_id):
-    return _ok(stack, 'GET', f'{V}/volumes/{volume_id}', expect=200)['volume']
+    return stack.ok('GET', f'{V}/volumes/{volume_id}', expect=200)['volume']
 
 
 def _settled(stack, volume_id, wanted):
@@ -78,17 +72,17 @@ def _file(stack, volume):
 
 
 def test_pools_and_capabilities_of_the_three_backends(stack):
-    pools = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?detail=true',
-                expect=200)['pools']
+    pools = stack.ok('GET', f'{V}/scheduler-stats/get_pools?detail=true',
+                     expect=200)['pools']
     by_name = {pool['name']: pool['capabilities'] for pool in pools}
     file1 = by_name[f'{stack.host}@file1#file1']
     assert file1['storage_protocol'] == 'local'
     assert file1['total_capacity_gb'] > 0
-    only_file2 = _ok(stack, 'GET', f'{V}/scheduler-stats/get_pools?name={stack.host}@file2%23file2',
-                     expect=200, version='3.35')['pools']
+    only_file2 = stack.ok('GET', f'{V}/scheduler-stats/get_pools?name={stack.host}@file2%23file2',
+                          expect=200, version='3.35')['pools']
     assert only_file2 == [{'name': f'{stack.host}@file2#file2'}]
 
-    capabilities = _ok(stack, 'GET', f'{V}/capabilities/{stack.host}@file2', expect=200)
+    capabilities = stack.ok('GET', f'{V}/capabilities/{stack.host}@file2', expect=200)
     assert capabilities['namespace'] == f'OS::Storage::Capabilities::{stack.host}@file2'
     assert (capabilities['volume_backend_name'], capabilities['storage_protocol']) == (
         'file2', 'local')
@@ -106,8 +100,8 @@ def test_create_extend_clone_delete_with_real_files(stack):
     path = _file(stack, volume)
     assert os.path.getsize(path) == 1 * GiB
 
-    _ok(stack, 'POST', f'{V}/volumes/{volume["id"]}/action',
-        {'os-extend': {'new_size': 2}}, expect=202)
+    stack.ok('POST', f'{V}/volumes/{volume["id"]}/action',
+             {'os-extend': {'new_size': 2}}, expect=202)
     volume = _settled(stack, volume['id'], 'available')
     assert volume['size'] == 2
     assert os.path.getsize(path) == 2 * GiB
@@ -123,7 +117,7 @@ def test_create_extend_clone_delete_with_real_files(stack):
         assert data.read(24) == b'written before the clone'
 
     for gone in (clone, volume):
-        _ok(stack, 'DELETE', f'{V}/volumes/{gone["id"]}', expect=202)
+        stack.ok('DELETE', f'{V}/volumes/{gone["id"]}', expect=202)
     for gone in (clone, volume):
         wait_for(lambda v=gone: stack.request('GET', f'{V}/volumes/{v["id"]}')[0] == 404,
                  timeout=SETTLE, what=f'volume {gone["id"]} to be deleted')
@@ -143,8 +137,8 @@ def test_extra_specs_that_match_no_backend_end_in_error_with_a_user_message(stac
     volume = _create_volume(stack, size=1, volume_type='nowhere')
     volume = _settled(stack, volume['id'], 'error')
     assert volume['os-vol-host-attr:host'] is None
-    messages = _ok(stack, 'GET', f'{V}/messages?resource_uuid={volume["id"]}',
-                   expect=200, version='3.5')['messages']
+    messages = stack.ok('GET', f'{V}/messages?resource_uuid={volume["id"]}',
+                        expect=200, version='3.5')['messages']
     assert [m['event_id'] for m in messages] == ['VOLUME_VOLUME_001_003']
     assert messages[0]['user_message'] == (
         'schedule allocate volume:Could not find any available weighted backend.')
