@@ -4,17 +4,16 @@ It builds its own .venv in the clone (pip's cache makes that quicker after the f
 On a developer's machine `make test PYTEST_ARGS='-k "not make_run"'` leaves it out.
 """
 
-import json
 import os
 import pathlib
 import signal
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import pytest
+
+from tests.functional.e2e.stack import get_json
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PORT = 8776
@@ -32,14 +31,7 @@ def _port_in_use() -> bool:
 
 def _get(path):
     """(status, JSON body) of GET *path*, or None while nothing answers."""
-    request = urllib.request.Request(BASE + path, headers={'X-Auth-Token': 'admin:admin'})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as exc:
-        return exc.code, None
-    except OSError:
-        return None
+    return get_json(BASE + path, token='admin:admin')
 
 
 def _states(body) -> dict:

@@ -46,6 +46,18 @@ def wait_for(predicate, *, timeout, what):
         time.sleep(0.2)
 
 
+def get_json(url, *, token):
+    """(status, JSON body) of GET *url* with a noauth *token*, or None while nothing answers."""
+    request = urllib.request.Request(url, headers={'X-Auth-Token': token})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as exc:
+        return exc.code, None
+    except OSError:
+        return None
+
+
 class Daemon:
     """One running console script."""
 
@@ -211,15 +223,7 @@ class Stack:
 
     def get(self, path):
         """(status, JSON body) of GET *path* as an admin (noauth), or None while nothing answers."""
-        request = urllib.request.Request(f'http://127.0.0.1:{self.api_port}{path}',
-                                         headers={'X-Auth-Token': f'admin:{PROJECT}'})
-        try:
-            with urllib.request.urlopen(request, timeout=5) as response:
-                return response.status, json.load(response)
-        except urllib.error.HTTPError as exc:
-            return exc.code, None
-        except OSError:
-            return None
+        return get_json(f'http://127.0.0.1:{self.api_port}{path}', token=f'admin:{PROJECT}')
 
     def request(self, method, path, body=None, *, version=None):
         """(status, JSON body or None) of *method* on *path* as an admin; errors included."""
