@@ -47,7 +47,7 @@ def wait_for(predicate, *, timeout, what):
 
 
 def get_json(url, *, token):
-    """(status, JSON body) of GET *url* with a noauth *token*, or None while nothing answers."""
+    """(status, JSON body) of GET *url* with *token*, or None while nothing answers."""
     request = urllib.request.Request(url, headers={'X-Auth-Token': token})
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
@@ -92,6 +92,15 @@ class Daemon:
         self.proc.wait(30)
 
 
+class NoAuthAdmin:
+    """The noauth admin of PROJECT: its `user:project` token (auth_strategy = noauth)."""
+
+    project_id = PROJECT
+
+    def token(self) -> str:
+        return f'admin:{PROJECT}'
+
+
 def _rabbitmqctl(*args) -> bool:
     return subprocess.run(['rabbitmqctl', *args], capture_output=True, timeout=60).returncode == 0
 
@@ -110,6 +119,8 @@ class Stack:
         self.service_down_time = service_down_time
         self.config_path = workdir / 'cinderlike.conf'
         self.daemons: dict[str, Daemon] = {}
+        # who the helpers below call the API as: NoAuthAdmin, or a Keystone user (use_keystone)
+        self.identity = NoAuthAdmin()
         self._vhost = None
         self._sections = self._default_sections(self._isolated(transport_url))
         (workdir / 'state').mkdir(exist_ok=True)
@@ -168,6 +179,17 @@ class Stack:
             lines.append('')
         self.config_path.write_text('\n'.join(lines))
 
+    @property
+    def api_url(self) -> str:
+        return f'http://127.0.0.1:{self.api_port}'
+
+    def use_keystone(self, keystone) -> None:
+        """auth_strategy = keystone, auth_token validating with *keystone*'s service user
+        (tests/fixtures/keystone.py); the helpers below then call as its admin."""
+        self.update_config(auth_strategy='keystone')
+        self.update_config('keystone_authtoken', **keystone.authtoken_options())
+        self.identity = keystone.identity(keystone.admin)
+
     def update_config(self, section='DEFAULT', **options):
         """Change options in the config file (then SIGHUP a daemon to apply them)."""
         self._sections.setdefault(section, {}).update(options)
@@ -222,16 +244,16 @@ class Stack:
     # -- the API ----------------------------------------------------------------------------
 
     def get(self, path):
-        """(status, JSON body) of GET *path* as an admin (noauth), or None while nothing answers."""
-        return get_json(f'http://127.0.0.1:{self.api_port}{path}', token=f'admin:{PROJECT}')
+        """(status, JSON body) of GET *path* as the admin, or None while nothing answers."""
+        return get_json(f'{self.api_url}{path}', token=self.identity.token())
 
     def request(self, method, path, body=None, *, version=None):
         """(status, JSON body or None) of *method* on *path* as an admin; errors included."""
-        headers = {'X-Auth-Token': f'admin:{PROJECT}', 'Content-Type': 'application/json'}
+        headers = {'X-Auth-Token': self.identity.token(), 'Content-Type': 'application/json'}
         if version:
             headers['OpenStack-API-Version'] = f'volume {version}'
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f'http://127.0.0.1:{self.api_port}{path}', data=data,
+        request = urllib.request.Request(f'{self.api_url}{path}', data=data,
                                          headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
@@ -259,7 +281,8 @@ class Stack:
         is dropped by RabbitMQ and the API waits `rpc_response_timeout` for it.
         """
         try:
-            status, body = self.request('GET', f'/v3/{PROJECT}/scheduler-stats/get_pools')
+            status, body = self.request(
+                'GET', f'/v3/{self.identity.project_id}/scheduler-stats/get_pools')
         except TimeoutError:
             return set()
         return {pool['name'] for pool in body['pools']} if status == 200 else set()
@@ -276,7 +299,7 @@ class Stack:
 
     def services(self) -> dict[tuple[str, str], dict]:
         """os-services rows keyed by (binary, host)."""
-        status, body = self.get(f'/v3/{PROJECT}/os-services') or (None, None)
+        status, body = self.get(f'/v3/{self.identity.project_id}/os-services') or (None, None)
         if status != 200:
             return {}
         return {(s['binary'], s['host']): s for s in body['services']}
