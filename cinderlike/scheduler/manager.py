@@ -12,6 +12,7 @@ from cinderlike import exception, manager, messages, quota, rpc
 from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import placements
 from cinderlike.db import pools as db_pools
+from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.periodic import periodic
@@ -26,7 +27,7 @@ LOG = logging.getLogger(__name__)
 class SchedulerManager(manager.Manager):
     """Endpoint of topic `cinder-scheduler` (direct and fanout)."""
 
-    BINARY = 'cinder-scheduler'
+    BINARY = db_services.SCHEDULER_BINARY
     TOPIC = rpc.SCHEDULER_TOPIC
     RPC_API_VERSION = rpcapi.RPC_API_VERSION
 
@@ -76,7 +77,7 @@ class SchedulerManager(manager.Manager):
         """Re-check the volume's own pool, claim the difference, then cast the extend."""
         self.host_manager.wait_for_reports()
         volume = db_volumes.get(self.db, volume_id=volume_id)
-        pool_name = volume.cluster_name or volume.host
+        pool_name = db_pools.pool_of(volume)
         delta = new_size - volume.size
         try:
             pool = self.filter_scheduler.backend_passes_filters(
@@ -97,7 +98,7 @@ class SchedulerManager(manager.Manager):
     def _extend_failed(self, context, volume, reservations, request_spec, error):
         LOG.warning('Cannot extend volume %(id)s: %(error)s', {'id': volume.id, 'error': error})
         quota.rollback(self.db, context, reservations)
-        db_volumes.undo_begin(self.db, volume_id=volume.id, action='extend')
+        db_volumes.MACHINE.undo_begin(self.db, row_id=volume.id, action='extend')
         create_volume.notify_error(self.notifier, context, method='extend_volume',
                                    volume_id=volume.id, request_spec=request_spec,
                                    status=volume.previous_status, reason=error)

@@ -28,7 +28,7 @@ LOG = logging.getLogger(__name__)
 class VolumeManager(periodics.VolumePeriodics, manager.Manager):
     """Endpoint of `cinder-volume` (server host@backend), its backend topic and cluster topic."""
 
-    BINARY = 'cinder-volume'
+    BINARY = db_services.VOLUME_BINARY
     TOPIC = rpc.VOLUME_TOPIC
     RPC_API_VERSION = rpcapi.RPC_API_VERSION
 

@@ -19,7 +19,6 @@ from cinderlike.db import volumes as db_volumes
 from cinderlike.states.volumes import AttachStatus, Status
 
 LOG = logging.getLogger(__name__)
-VOLUME_BINARY = 'cinder-volume'
 SOURCE_STATUSES = ('available', 'in-use')
 
 
@@ -60,7 +59,7 @@ def _zone(conf, db, wanted, source) -> str:
     if wanted is None and source is not None and conf.cloned_volume_same_az:
         wanted = source.availability_zone
     zone = wanted or fallback
-    known = {s.availability_zone for s in db_services.get_all(db, binary=VOLUME_BINARY)}
+    known = {s.availability_zone for s in db_services.get_all(db, binary=db_services.VOLUME_BINARY)}
     known.add(conf.storage_availability_zone)
     if zone not in known:
         if not conf.allow_availability_zone_fallback:
@@ -172,7 +171,7 @@ class CastToScheduler(task.Task):
                                 filter_properties={'scheduler_hints': hints} if hints else {})
 
     def revert(self, db, volume, **kwargs):
-        db_volumes.reset_status(db, volume_id=volume.id, values={'status': Status.ERROR})
+        db_volumes.fail_unplaced(db, volume_id=volume.id)
         LOG.error('Volume %s: cast to the scheduler failed', volume.id)
 
 

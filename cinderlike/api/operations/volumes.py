@@ -60,7 +60,7 @@ def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool =
                                 deltas=_deleted_deltas(db, volume))
         return
     action = 'force_delete' if force else 'delete'
-    volume = db_volumes.begin(db, volume_id=volume_id, action=action,
+    volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action,
                               project_id=scope(ctx),
                               values={'terminated_at': utcnow()})
     rpc.volume.delete_volume(ctx, volume_id=volume.id, host=volume.host,
@@ -79,7 +79,7 @@ def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool)
             reason=f'New size for extend must be greater than current size. (current: '
                    f'{volume.size}, extended: {new_size}).')
     action = 'extend_attached' if attached else 'extend'
-    volume = db_volumes.begin(db, volume_id=volume_id, action=action, project_id=scope(ctx))
+    volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action, project_id=scope(ctx))
     vtype = db_types.get(db, type_id=volume.volume_type_id)
     try:
         quota.check_volume_size(db, conf=conf, project_id=volume.project_id, size=new_size)
@@ -88,7 +88,7 @@ def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool)
         reservations = quota.reserve(db, ctx, conf=conf, project_id=volume.project_id,
                                      deltas=deltas)
     except Exception:
-        db_volumes.undo_begin(db, volume_id=volume_id, action=action)
+        db_volumes.MACHINE.undo_begin(db, row_id=volume_id, action=action)
         raise
     spec = {'volume_id': volume.id, 'volume_properties': {
         'size': volume.size, 'availability_zone': volume.availability_zone,
@@ -110,7 +110,7 @@ def reset_status(db, ctx, *, volume_id: str, values: dict) -> None:
         raise exception.InvalidVolume(
             reason='Cannot reset-state to in-use because volume does not have any '
                    'attachments.')
-    db_volumes.reset_status(db, volume_id=volume_id, values=values)
+    db_volumes.MACHINE.reset(db, row_id=volume_id, values=values)
 
 
 def update(db, ctx, *, volume_id: str, values: dict, metadata: dict | None,

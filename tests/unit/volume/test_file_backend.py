@@ -43,7 +43,7 @@ def test_file_volume_life_cycle_keeps_data_through_a_clone(file_manager, db):
     assert row(db, source.id).provider_location == path
     assert os.path.getsize(path) == GiB
 
-    db_volumes.begin(db, volume_id=source.id, action='extend')
+    db_volumes.MACHINE.begin(db, row_id=source.id, action='extend')
     grow_claim(db, 1)
     mgr.extend_volume(ctx(), volume_id=source.id, new_size=2, reservations=[])
     assert row(db, source.id).status == 'available' and os.path.getsize(path) == 2 * GiB
@@ -62,6 +62,6 @@ def test_file_volume_life_cycle_keeps_data_through_a_clone(file_manager, db):
 
     for volume_id in (clone.id, source.id):
         gone = _path(mgr, db, volume_id)
-        db_volumes.begin(db, volume_id=volume_id, action='delete')
+        db_volumes.MACHINE.begin(db, row_id=volume_id, action='delete')
         mgr.delete_volume(ctx(), volume_id=volume_id)
         assert row(db, volume_id).deleted and not os.path.exists(gone)
