@@ -81,6 +81,25 @@ class VolumeMovedOn(InvalidVolume):
     """The volume left the status this service's work needs (deleted, reset, taken over)."""
 
 
+class VolumeRevertConflict(InvalidVolume):
+    """Revert refused by the volume's status: Cinder answers 409 here."""
+    code = 409
+
+
+class InvalidSnapshot(Invalid):
+    """The snapshot's state does not allow the request."""
+    msg_fmt = 'Invalid snapshot: %(reason)s'
+
+
+class SnapshotRevertConflict(InvalidSnapshot):
+    """Revert refused by the snapshot's status: Cinder answers 409 here."""
+    code = 409
+
+
+class SnapshotMovedOn(InvalidSnapshot):
+    """The snapshot left the status this service's work needs (deleted, reset, taken over)."""
+
+
 class InvalidVolumeMetadata(Invalid):
     """Volume metadata keys or values are unacceptable."""
     msg_fmt = 'Invalid metadata: %(reason)s'
@@ -165,6 +184,16 @@ class VolumeNotFound(NotFound):
 class VolumeMetadataNotFound(NotFound):
     """The volume has no metadata item with this key."""
     msg_fmt = 'Volume %(volume_id)s has no metadata with key %(metadata_key)s.'
+
+
+class SnapshotNotFound(NotFound):
+    """No live snapshot with this id is visible to the caller."""
+    msg_fmt = 'Snapshot %(snapshot_id)s could not be found.'
+
+
+class SnapshotMetadataNotFound(NotFound):
+    """The snapshot has no metadata item with this key."""
+    msg_fmt = 'Snapshot %(snapshot_id)s has no metadata with key %(metadata_key)s.'
 
 
 class MarkerNotFound(NotFound):
@@ -343,6 +372,11 @@ class VolumeBackendAPIException(VolumeDriverException):
 class VolumeIsBusy(VolumeDriverException):
     """The backend cannot delete the volume now (it is in use there); it goes back to available."""
     msg_fmt = 'deleting volume %(volume_name)s that has snapshot'
+
+
+class SnapshotIsBusy(VolumeDriverException):
+    """The backend cannot delete the snapshot now (volumes depend on it); it stays available."""
+    msg_fmt = 'deleting snapshot %(snapshot_name)s that has dependent volumes'
 
 
 class DriverNotInitialized(VolumeDriverException):

@@ -76,6 +76,12 @@ class Machine:
         if transition.saves_previous:
             new['previous_status'] = self._status()
         with db.writer(session) as s:
+            if transition.guards:
+                # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
+                # so the UPDATE's subqueries see what a writer holding the lock committed
+                # (PostgreSQL re-checks a waited-for row without re-running subqueries).
+                s.execute(sa.select(self.model.id).where(self.model.id == row_id)
+                          .with_for_update())
             count = conditional.update(s, self.model, values=new, where=clauses)
             row = self.get(db, row_id=row_id, project_id=project_id, session=s)
             s.refresh(row)

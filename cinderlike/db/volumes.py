@@ -28,15 +28,30 @@ LOG = logging.getLogger(__name__)
 GUARDS = {
     'not_attached': lambda: sa.or_(Volume.attach_status.is_(None),
                                    Volume.attach_status != states.AttachStatus.ATTACHED),
-    'migration_deletable': lambda: sa.or_(
-        Volume.migration_status.is_(None),
-        Volume.migration_status.in_([s for s in states.DELETABLE_MIGRATION if s])),
-    'no_snapshots': lambda: ~sa.exists().where(Snapshot.volume_id == Volume.id,
-                                               Snapshot.deleted.is_(False)),
+    'migration_deletable': lambda: _migration_in(states.NOT_MIGRATING),
+    'no_snapshots': lambda: ~_snapshots(),
+    'snapshots_deletable': lambda: ~_snapshots(
+        Snapshot.status.not_in(states.CASCADE_SNAPSHOT_STATUSES)),
+    'no_group_snapshots': lambda: ~_snapshots(Snapshot.group_snapshot_id.is_not(None)),
     'not_in_group': lambda: Volume.group_id.is_(None),
-    'not_migrating': lambda: sa.or_(Volume.migration_status.is_(None),
-                                    Volume.migration_status.in_(('error', 'success'))),
+    'not_migrating': lambda: _migration_in(states.EXTENDABLE_MIGRATION),
 }
+
+def _migration_in(allowed) -> sa.ColumnElement:
+    named = [s for s in allowed if s is not None]
+    return sa.or_(Volume.migration_status.is_(None), Volume.migration_status.in_(named))
+
+
+def _snapshots(*where) -> sa.Exists:
+    """EXISTS a live snapshot of the volume (matching *where*)."""
+    return sa.exists().where(Snapshot.volume_id == Volume.id, Snapshot.deleted.is_(False),
+                             *where)
+
+
+def other_project_snapshots() -> sa.ColumnElement:
+    """NOT EXISTS a snapshot of the volume owned by another project (a non-admin's cascade)."""
+    return ~_snapshots(Snapshot.project_id != Volume.project_id)
+
 
 # NOTE(order): Cinder names the expected statuses in this order in its messages.
 _DELETE_STATUSES = ('available', 'error', 'error_restoring', 'error_extending', 'error_managing')
@@ -98,11 +113,11 @@ def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
 
 def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     """Cinder's 400 for *action* refused on *row*, naming the states it expects."""
-    if action == 'delete':
+    if action in ('delete', 'delete_cascade'):
         expected = ' or '.join(_DELETE_STATUSES)
         return exception.InvalidVolume(reason=f'Volume status must be {expected} and '
                                               f'{_DELETE_TAIL}')
-    if action == 'force_delete':
+    if action in ('force_delete', 'force_delete_cascade'):
         return exception.InvalidVolume(reason=f'Volume {_DELETE_TAIL}')
     allowed = sorted(states.TRANSITIONS[action].allowed_from)
     shown = repr(allowed[0]) if len(allowed) == 1 else repr(tuple(allowed))
@@ -168,7 +183,7 @@ def _filter_clauses(filters: dict) -> list | None:
     for key, value in filters.items():
         if key == 'no_migration_targets':
             clauses.append(sa.or_(Volume.migration_status.is_(None),
-                                  Volume.migration_status.not_like('target:%')))
+                                  Volume.migration_status.not_like(f'{states.MigrationStatus.TARGET_PREFIX}%')))
             continue
         if key == 'metadata':
             clauses.extend(_metadata_match(k, v) for k, v in value.items())
