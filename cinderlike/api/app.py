@@ -10,13 +10,14 @@ import falcon
 from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
-from cinderlike.api import faults, middleware
+from cinderlike.api import faults, middleware, path_rules
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     availability_zones,
     capabilities,
     clusters,
     default_types,
+    extensions,
     limits,
     messages,
     quota_class_sets,
@@ -137,7 +138,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     """THE route table."""
     version_doc = versions.Versions(conf)
     app.add_route('/', version_doc)
-    app.add_route('/v3', version_doc, suffix='v3')
+    app.add_route('/v3/', version_doc, suffix='v3')
     # NOTE(backend_state): GET /os-services at 3.49 adds `backend_state` from the
     # scheduler's pools; it is left out until the scheduler serves get_pools.
     _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
@@ -146,6 +147,8 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/clusters/detail', clusters.Clusters(conf, db, enforcer), suffix='detail')
     _add_v3_route(app, '/clusters/{cluster_name}', clusters.Cluster(conf, db, enforcer))
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
+    _add_v3_route(app, '/extensions', extensions.Extensions())
+    _add_v3_route(app, '/extensions/{alias}', extensions.Extension())
     _add_type_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
@@ -169,10 +172,10 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     app = VolumeApp(middleware=[
         middleware.BodySizeLimit(conf.osapi_max_request_body_size),
         identity,
+        path_rules.PathRules(),
         middleware.VersionNegotiation(),
         middleware.ProjectCheck(),
     ])
-    app.req_options.strip_url_path_trailing_slash = True
     # NOTE(faults): falcon's own HTTPError handler is more specific than Exception's,
     # so it is replaced explicitly: 404/405 bodies are Cinder faults too.
     app.add_error_handler(Exception, faults.handle)

@@ -252,9 +252,11 @@ def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
 def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str]]]:
     """(count, total size, {metadata key: [distinct values]}) of the live volumes."""
     where = _scope(project_id, None)
+    # NOTE(decimal): MariaDB's SUM() of an integer column is a DECIMAL, which PyMySQL returns
+    # as Decimal (and JSON cannot encode); the CAST makes it an integer on every dialect.
+    size_sum = sa.cast(sa.func.coalesce(sa.func.sum(Volume.size), 0), sa.BigInteger)
     with db.reader() as s:
-        total, size = s.execute(sa.select(sa.func.count(), sa.func.sum(Volume.size))
-                                .where(*where)).one()
+        total, size = s.execute(sa.select(sa.func.count(), size_sum).where(*where)).one()
         pairs = s.execute(sa.select(VolumeMetadata.key, VolumeMetadata.value).distinct()
                           .join(Volume, Volume.id == VolumeMetadata.volume_id)
                           .where(*where, VolumeMetadata.deleted.is_(False))
@@ -262,7 +264,7 @@ def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str
     metadata: dict[str, list[str]] = {}
     for key, value in pairs:
         metadata.setdefault(key, []).append(value)
-    return total, size or 0, metadata
+    return total, size, metadata
 
 
 # --- metadata ---------------------------------------------------------------
