@@ -124,3 +124,19 @@ def begin_cascade(db, *, volume_id: str, force: bool, session) -> int:
     if count != live:
         raise exception.InvalidVolume(reason='Failed to update snapshot.')
     return count
+
+
+def get_metadata(db, *, snapshot_ids: list[str], session=None) -> dict[str, dict[str, str]]:
+    """{snapshot id: {key: value}} of user metadata, for every id in one query."""
+    found: dict[str, dict[str, str]] = {sid: {} for sid in snapshot_ids}
+    if not snapshot_ids:
+        return found
+    with db.reader(session) as s:
+        rows = s.execute(sa.select(SnapshotMetadata.snapshot_id, SnapshotMetadata.key,
+                                   SnapshotMetadata.value)
+                         .where(SnapshotMetadata.snapshot_id.in_(snapshot_ids),
+                                SnapshotMetadata.deleted.is_(False))
+                         .order_by(SnapshotMetadata.id))
+        for snapshot_id, key, value in rows:
+            found[snapshot_id][key] = value
+    return found
