@@ -1,11 +1,7 @@
-"""quality_of_service_specs rows and their volume type associations.
-
-Written by cinderlike-api (the qos-specs API); `get_for_type` is what the volume service hands
-its driver. Cinder's adjacency list: one root row `key='QoS_Specs_Name', value=<name>` per QoS
-specs and children (`specs_id` = the root's id) holding `consumer` and each spec key; a type
-points at a root with `volume_types.qos_specs_id`. Names have no unique constraint, so creates
-run SERIALIZABLE. Association changes hold the root row FOR SHARE and delete holds it FOR
-UPDATE, so a delete never leaves a type pointing at deleted specs.
+"""quality_of_service_specs rows (Cinder's adjacency list: a `QoS_Specs_Name` root per QoS
+specs, children holding `consumer` and the keys) and their types; written by cinderlike-api,
+read by the volume service through `get_for_type`. Association changes hold the root row
+FOR SHARE and delete holds it FOR UPDATE, so no type is left pointing at deleted specs.
 """
 
 import dataclasses
@@ -169,6 +165,9 @@ def update(db, *, specs_id, specs: dict) -> QoSSpecsRecord:
     """Create or overwrite the given keys (`consumer` among them); unchanged ones stay as
     they are (their updated_at too), as Cinder saves only what changed.
 
+    NOTE(null): Cinder compares each value with the current one, a missing key counting as
+    None, so a new key set to null is not stored at all; an existing one becomes null.
+
     :raises QoSSpecsNotFound:
     """
     with db.writer() as session:
@@ -179,7 +178,8 @@ def update(db, *, specs_id, specs: dict) -> QoSSpecsRecord:
         for key, value in specs.items():
             row = current.get(key)
             if row is None:
-                session.add(_child(specs_id, key, value))
+                if value is not None:
+                    session.add(_child(specs_id, key, value))
             elif row.value != value:
                 conditional.update(session, QoS, values={'value': value, 'updated_at': now},
                                    where=[QoS.id == row.id])

@@ -46,7 +46,9 @@ class QoSSpecsCollection(_Base):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
-        params = dict(req.params)
+        # NOTE(params): a repeated parameter counts with its last value, as webob's.
+        params = {key: value[-1] if isinstance(value, list) else value
+                  for key, value in req.params.items()}
         marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
         sort = listing.sort(params)
         filters = params if ctx.is_admin else {
