@@ -348,3 +348,14 @@ def get_for_type(db, *, type_id, session=None) -> dict:
         if specs_id is None:
             return {'qos_specs': None}
         return {'qos_specs': get(db, specs_id=specs_id, session=s).as_driver_specs()}
+
+
+# Consumers whose specs the backend enforces (the rest go to the hypervisor at attach).
+BACKEND_CONSUMERS = ('back-end', 'both')
+
+
+def backend_specs(db, *, type_id: str, session=None) -> dict | None:
+    """The QoS specs a driver enforces for a volume of this type (consumer back-end or
+    both), as `get_for_type` gives them; None when the type has none for the backend."""
+    qos = get_for_type(db, type_id=type_id, session=session)['qos_specs']
+    return qos if qos is not None and qos['consumer'] in BACKEND_CONSUMERS else None

@@ -20,17 +20,20 @@ class VolumeRef:
     name_id: str
     size: int
     provider_location: str | None = None
+    # The type's back-end QoS specs ({'id', 'name', 'consumer', 'specs'}) at create.
+    qos_specs: dict | None = None
 
     @property
     def name(self) -> str:
         return VOLUME_NAME_TEMPLATE % self.name_id
 
     @classmethod
-    def of(cls, volume, *, size: int | None = None) -> 'VolumeRef':
+    def of(cls, volume, *, size: int | None = None,
+           qos_specs: dict | None = None) -> 'VolumeRef':
         """The ref of a volumes row (read by the manager, never by the driver)."""
         return cls(id=volume.id, name_id=volume.name_id,
                    size=volume.size if size is None else size,
-                   provider_location=volume.provider_location)
+                   provider_location=volume.provider_location, qos_specs=qos_specs)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -49,6 +49,8 @@ class FakeDriver(base.VolumeDriver):
         self._volumes: dict[str, int] = {}
         # snapshot name -> the volume name it was taken of
         self._snapshots: dict[str, str] = {}
+        # volume name -> the back-end QoS specs it was created with (what an array applies)
+        self.qos: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._sleep = sleep
 
@@ -86,6 +88,8 @@ class FakeDriver(base.VolumeDriver):
     def create_volume(self, volume):
         self._operate('create_volume', volume)
         self._allocate(volume, volume.size)
+        if volume.qos_specs:
+            self.qos[volume.name] = dict(volume.qos_specs['specs'])
         return {'provider_location': f'fake://{self.host}/{volume.name}'}
 
     def create_cloned_volume(self, volume, source):

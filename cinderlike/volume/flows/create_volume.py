@@ -12,6 +12,7 @@ from taskflow import task
 
 from cinderlike import exception, messages
 from cinderlike.db import pools as db_pools
+from cinderlike.db import qos_specs as db_qos_specs
 from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
@@ -134,7 +135,10 @@ class ExtractVolumeSpec(task.Task):
     default_provides = 'volume_spec'
 
     def execute(self, manager, volume):
-        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume), 'source': None}
+        # NOTE(qos): as Cinder, the driver reads the type's back-end QoS specs at create.
+        qos = db_qos_specs.backend_specs(manager.db, type_id=volume.volume_type_id)
+        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume, qos_specs=qos),
+                'source': None}
         if volume.source_volid:
             source = db_volumes.get(manager.db, volume_id=volume.source_volid)
             spec.update(type='source_vol', source=base.VolumeRef.of(source))
