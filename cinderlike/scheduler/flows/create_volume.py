@@ -10,10 +10,9 @@ import copy
 from oslo_log import log as logging
 from taskflow import task
 
-from cinderlike import exception, flow, messages
+from cinderlike import capacity, exception, flow, messages
 from cinderlike.db import placements
 from cinderlike.db import volumes as db_volumes
-from cinderlike.scheduler import capacity
 
 LOG = logging.getLogger(__name__)
 
