@@ -81,6 +81,25 @@ class VolumeMovedOn(InvalidVolume):
     """The volume left the status this service's work needs (deleted, reset, taken over)."""
 
 
+class VolumeRevertConflict(InvalidVolume):
+    """Revert refused by the volume's status: Cinder answers 409 here."""
+    code = 409
+
+
+class InvalidSnapshot(Invalid):
+    """The snapshot's state does not allow the request."""
+    msg_fmt = 'Invalid snapshot: %(reason)s'
+
+
+class SnapshotRevertConflict(InvalidSnapshot):
+    """Revert refused by the snapshot's status: Cinder answers 409 here."""
+    code = 409
+
+
+class SnapshotMovedOn(InvalidSnapshot):
+    """The snapshot left the status this service's work needs (deleted, reset, taken over)."""
+
+
 class InvalidVolumeMetadata(Invalid):
     """Volume metadata keys or values are unacceptable."""
     msg_fmt = 'Invalid metadata: %(reason)s'
@@ -122,6 +141,16 @@ class VolumeTypeDefaultDeletionError(Invalid):
     """The type is `default_volume_type` or some project's default."""
     msg_fmt = ('The volume type %(volume_type_id)s is a default volume type and cannot be '
                'deleted.')
+
+
+class InvalidQoSSpecs(Invalid):
+    """A QoS spec's consumer or keys cannot be accepted."""
+    msg_fmt = 'Invalid qos specs: %(reason)s'
+
+
+class QoSSpecsInUse(Invalid):
+    """Volume types still use the QoS specs (the API answers 'Qos specs still in use.')."""
+    msg_fmt = 'QoS Specs %(specs_id)s is still associated with entities.'
 
 # --- 401 / 403 -------------------------------------------------------------
 
@@ -165,6 +194,16 @@ class VolumeNotFound(NotFound):
 class VolumeMetadataNotFound(NotFound):
     """The volume has no metadata item with this key."""
     msg_fmt = 'Volume %(volume_id)s has no metadata with key %(metadata_key)s.'
+
+
+class SnapshotNotFound(NotFound):
+    """No live snapshot with this id is visible to the caller."""
+    msg_fmt = 'Snapshot %(snapshot_id)s could not be found.'
+
+
+class SnapshotMetadataNotFound(NotFound):
+    """The snapshot has no metadata item with this key."""
+    msg_fmt = 'Snapshot %(snapshot_id)s has no metadata with key %(metadata_key)s.'
 
 
 class MarkerNotFound(NotFound):
@@ -212,6 +251,16 @@ class VolumeTypeProjectDefaultNotFound(NotFound):
     """The project has no default volume type of its own (3.62)."""
     msg_fmt = 'Default type for project %(project_id)s not found.'
 
+
+class QoSSpecsNotFound(NotFound):
+    """No live QoS specs have this id."""
+    msg_fmt = 'No such QoS spec %(specs_id)s.'
+
+
+class QoSSpecsKeyNotFound(NotFound):
+    """The QoS specs have no spec with this key."""
+    msg_fmt = 'QoS spec %(specs_id)s has no spec with key %(specs_key)s.'
+
 # --- 409 -------------------------------------------------------------------
 
 class Conflict(CinderlikeException):
@@ -230,6 +279,11 @@ class VolumeTypeAccessExists(Conflict):
     """The project already has access to the private type."""
     msg_fmt = ('Volume type access for %(volume_type_id)s / %(project_id)s combination '
                'already exists.')
+
+
+class QoSSpecsExists(Conflict):
+    """Live QoS specs already have this name."""
+    msg_fmt = 'QoS Specs %(specs_id)s already exists.'
 
 # --- 413 -------------------------------------------------------------------
 
@@ -343,6 +397,11 @@ class VolumeBackendAPIException(VolumeDriverException):
 class VolumeIsBusy(VolumeDriverException):
     """The backend cannot delete the volume now (it is in use there); it goes back to available."""
     msg_fmt = 'deleting volume %(volume_name)s that has snapshot'
+
+
+class SnapshotIsBusy(VolumeDriverException):
+    """The backend cannot delete the snapshot now (volumes depend on it); it stays available."""
+    msg_fmt = 'deleting snapshot %(snapshot_name)s that has dependent volumes'
 
 
 class DriverNotInitialized(VolumeDriverException):

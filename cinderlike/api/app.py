@@ -10,15 +10,18 @@ import falcon
 from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
-from cinderlike.api import faults, middleware
+from cinderlike.api import faults, middleware, path_rules
+from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     availability_zones,
     capabilities,
     clusters,
     default_types,
+    extensions,
     limits,
     messages,
+    qos_specs,
     quota_class_sets,
     quota_sets,
     scheduler_stats,
@@ -105,6 +108,17 @@ def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) ->
                   default_types.DefaultType(db, enforcer))
 
 
+def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """QoS specs and their associations with volume types (member actions as suffixes)."""
+    args = (conf, db, enforcer, qos_operations.Notifier(conf))
+    _add_v3_route(app, '/qos-specs', qos_specs.QoSSpecsCollection(*args))
+    _add_v3_route(app, '/qos-specs/{specs_id}', qos_specs.QoSSpec(*args))
+    actions = qos_specs.QoSSpecActions(*args)
+    for action in ('delete_keys', 'associations', 'associate', 'disassociate',
+                   'disassociate_all'):
+        _add_v3_route(app, f'/qos-specs/{{specs_id}}/{action}', actions, suffix=action)
+
+
 def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
     """Volumes, their metadata and the os-* volume actions."""
     collection = volumes.Volumes(conf, db, enforcer, rpc)
@@ -137,7 +151,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     """THE route table."""
     version_doc = versions.Versions(conf)
     app.add_route('/', version_doc)
-    app.add_route('/v3', version_doc, suffix='v3')
+    app.add_route('/v3/', version_doc, suffix='v3')
     # NOTE(backend_state): GET /os-services at 3.49 adds `backend_state` from the
     # scheduler's pools; it is left out until the scheduler serves get_pools.
     _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
@@ -146,7 +160,10 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/clusters/detail', clusters.Clusters(conf, db, enforcer), suffix='detail')
     _add_v3_route(app, '/clusters/{cluster_name}', clusters.Cluster(conf, db, enforcer))
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
+    _add_v3_route(app, '/extensions', extensions.Extensions())
+    _add_v3_route(app, '/extensions/{alias}', extensions.Extension())
     _add_type_routes(app, conf, db, enforcer)
+    _add_qos_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))
@@ -169,10 +186,10 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     app = VolumeApp(middleware=[
         middleware.BodySizeLimit(conf.osapi_max_request_body_size),
         identity,
+        path_rules.PathRules(),
         middleware.VersionNegotiation(),
         middleware.ProjectCheck(),
     ])
-    app.req_options.strip_url_path_trailing_slash = True
     # NOTE(faults): falcon's own HTTPError handler is more specific than Exception's,
     # so it is replaced explicitly: 404/405 bodies are Cinder faults too.
     app.add_error_handler(Exception, faults.handle)

@@ -4,6 +4,7 @@ from oslo_log import log as logging
 
 from cinderlike import manager, rpc
 from cinderlike.backup import rpcapi
+from cinderlike.db import services as db_services
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 
@@ -13,7 +14,7 @@ LOG = logging.getLogger(__name__)
 class BackupManager(manager.Manager):
     """Endpoint of topic `cinder-backup`, server = this host."""
 
-    BINARY = 'cinder-backup'
+    BINARY = db_services.BACKUP_BINARY
     TOPIC = rpc.BACKUP_TOPIC
     RPC_API_VERSION = rpcapi.RPC_API_VERSION
 

@@ -9,10 +9,9 @@ import sqlalchemy as sa
 
 from cinderlike import exception
 from cinderlike.db import conditional
+from cinderlike.db import services as db_services
 from cinderlike.db.models import Cluster, Service, Volume, utcnow
 from cinderlike.db.services import host_level
-
-VOLUME_BINARY = 'cinder-volume'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,7 +83,7 @@ def get_all(db, *, down_time: int, filters: dict | None = None) -> list[Summary]
         return _summaries(session.execute(stmt).all(), expired)
 
 
-def get(db, *, name: str, binary: str = VOLUME_BINARY, down_time: int) -> Summary:
+def get(db, *, name: str, binary: str = db_services.VOLUME_BINARY, down_time: int) -> Summary:
     """The cluster *name* (host-level match) of *binary*.
 
     :raises ClusterNotFound: with Cinder's text, which names the filters it looked up by.

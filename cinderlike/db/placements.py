@@ -11,8 +11,8 @@ from oslo_log import log as logging
 
 from cinderlike.db import conditional
 from cinderlike.db import pools as db_pools
+from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Volume, utcnow
-from cinderlike.states import volumes as states
 
 LOG = logging.getLogger(__name__)
 
@@ -27,11 +27,6 @@ class _Gone(Exception):
     """Rolls back the claim when the volume row moved on."""
 
 
-def _unplaced(volume_id: str):
-    return [Volume.id == volume_id, Volume.deleted.is_(False),
-            Volume.status == states.Status.CREATING, Volume.host.is_(None)]
-
-
 def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
                  cluster_name: str | None, max_gb: float | None = None) -> Placed:
     """Claim *size_gb* on *pool* and set the volume's host/cluster_name, all or nothing.
@@ -44,7 +39,7 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
             if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s):
                 return Placed.FULL
             if not conditional.update(
-                    s, Volume, where=_unplaced(volume_id),
+                    s, Volume, where=db_volumes.unplaced(volume_id),
                     values={'host': host, 'cluster_name': cluster_name,
                             'scheduled_at': utcnow()}):
                 raise _Gone()
@@ -53,17 +48,6 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
         return Placed.GONE
     LOG.info('Volume %(id)s placed on %(host)s', {'id': volume_id, 'host': host})
     return Placed.PLACED
-
-
-def fail_unplaced(db, *, volume_id: str) -> bool:
-    """`creating` → `error` for a volume no backend could take; False if it moved on."""
-    with db.writer() as s:
-        count = conditional.update(s, Volume, where=_unplaced(volume_id),
-                                   values={'status': states.Status.ERROR})
-    if count:
-        LOG.info('Volume %s: create failed, status error', volume_id)
-    return bool(count)
-
 
 
 def locations(db, *, volume_ids: list[str]) -> list[tuple[str | None, str | None]]:

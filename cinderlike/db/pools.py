@@ -153,6 +153,34 @@ def release(db, *, pool: str | None, size_gb: float, session=None) -> bool:
     return bool(count)
 
 
+def pool_of(volume) -> str | None:
+    """The pools row a volume is placed on: its cluster's, else its host's ('…#pool')."""
+    return volume.cluster_name or volume.host
+
+
+def pool_of_sql():
+    """`pool_of` in SQL, for queries over volumes."""
+    return sa.func.coalesce(Volume.cluster_name, Volume.host)
+
+
+def holds_claim(volume) -> bool:
+    """Whether *volume* holds a capacity claim on `pool_of(volume)`.
+
+    A placed volume holds its claim while it is being created and once its backend
+    launched it (launched_at); a create that failed gave the claim back, so an `error`
+    volume that never launched holds none.
+    """
+    return pool_of(volume) is not None and (
+        volume.launched_at is not None or volume.status == states.Status.CREATING)
+
+
+def holds_claim_sql():
+    """`holds_claim` in SQL."""
+    return sa.and_(pool_of_sql().is_not(None),
+                   sa.or_(Volume.launched_at.is_not(None),
+                          Volume.status == states.Status.CREATING))
+
+
 def get_all(db, *, names: list[str] | None = None, session=None) -> list[Pool]:
     """Live pools rows (those named in *names* when given), by name."""
     where = [Pool.deleted.is_(False)]
@@ -185,15 +213,9 @@ class Drift:
 
 
 def _volume_sums(s) -> dict[str, float]:
-    # NOTE(cluster): a clustered volume's pool is its cluster_name ('cluster@backend#pool').
-    location = sa.func.coalesce(Volume.cluster_name, Volume.host)
-    # NOTE(holds): a placed volume holds its claim while it is being created and once the
-    # backend allocated it (launched_at); a create that failed gave its claim back, so an
-    # `error` volume that never launched holds none (the volume service's delete rule).
-    holds_claim = sa.or_(Volume.launched_at.is_not(None), Volume.status == 'creating')
-    rows = s.execute(sa.select(location, sa.func.sum(Volume.size))
-                     .where(Volume.deleted.is_(False), location.is_not(None), holds_claim)
-                     .group_by(location))
+    rows = s.execute(sa.select(pool_of_sql(), sa.func.sum(Volume.size))
+                     .where(Volume.deleted.is_(False), holds_claim_sql())
+                     .group_by(pool_of_sql()))
     return {name: float(total or 0) for name, total in rows}
 
 
@@ -218,8 +240,7 @@ def fix_drift(db) -> list[Drift]:
         s.execute(sa.select(Pool.id).where(Pool.deleted.is_(False)).with_for_update())
         # NOTE(extend): an extend claims its difference before the volume grows, so a pool
         # with one in flight shows drift that is not an error; it is left alone.
-        location = sa.func.coalesce(Volume.cluster_name, Volume.host)
-        extending = set(s.scalars(sa.select(location).where(
+        extending = set(s.scalars(sa.select(pool_of_sql()).where(
             Volume.deleted.is_(False), Volume.status == states.Status.EXTENDING)))
         found = [item for item in drift(db, session=s) if item.pool not in extending]
         for item in found:

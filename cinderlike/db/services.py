@@ -9,6 +9,13 @@ from cinderlike import exception
 from cinderlike.db import conditional
 from cinderlike.db.models import Cluster, Service, utcnow
 
+# Cinder's binary names: tools that filter os-services on them work unchanged.
+VOLUME_BINARY = 'cinder-volume'
+SCHEDULER_BINARY = 'cinder-scheduler'
+BACKUP_BINARY = 'cinder-backup'
+# The services whose in-flight work POST /workers/cleanup can settle.
+CLEANABLE_BINARIES = (VOLUME_BINARY, SCHEDULER_BINARY)
+
 
 def is_up(service: Service, *, down_time: int, now: datetime.datetime | None = None) -> bool:
     """Up while the last heartbeat (or registration) is within `service_down_time` seconds."""

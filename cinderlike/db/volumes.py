@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from cinderlike import exception
-from cinderlike.db import conditional, listing
+from cinderlike.db import conditional, listing, transitions
 from cinderlike.db.models import (
     Snapshot,
     Volume,
@@ -21,7 +21,6 @@ from cinderlike.db.models import (
     utcnow,
 )
 from cinderlike.states import volumes as states
-from cinderlike.states.machine import ANY, PREVIOUS
 
 LOG = logging.getLogger(__name__)
 
@@ -29,27 +28,35 @@ LOG = logging.getLogger(__name__)
 GUARDS = {
     'not_attached': lambda: sa.or_(Volume.attach_status.is_(None),
                                    Volume.attach_status != states.AttachStatus.ATTACHED),
-    'migration_deletable': lambda: sa.or_(
-        Volume.migration_status.is_(None),
-        Volume.migration_status.in_([s for s in states.DELETABLE_MIGRATION if s])),
-    'no_snapshots': lambda: ~sa.exists().where(Snapshot.volume_id == Volume.id,
-                                               Snapshot.deleted.is_(False)),
+    'migration_deletable': lambda: _migration_in(states.NOT_MIGRATING),
+    'no_snapshots': lambda: ~_snapshots(),
+    'snapshots_deletable': lambda: ~_snapshots(
+        Snapshot.status.not_in(states.CASCADE_SNAPSHOT_STATUSES)),
+    'no_group_snapshots': lambda: ~_snapshots(Snapshot.group_snapshot_id.is_not(None)),
     'not_in_group': lambda: Volume.group_id.is_(None),
-    'not_migrating': lambda: sa.or_(Volume.migration_status.is_(None),
-                                    Volume.migration_status.in_(('error', 'success'))),
+    'not_migrating': lambda: _migration_in(states.EXTENDABLE_MIGRATION),
 }
+
+def _migration_in(allowed) -> sa.ColumnElement:
+    named = [s for s in allowed if s is not None]
+    return sa.or_(Volume.migration_status.is_(None), Volume.migration_status.in_(named))
+
+
+def _snapshots(*where) -> sa.Exists:
+    """EXISTS a live snapshot of the volume (matching *where*)."""
+    return sa.exists().where(Snapshot.volume_id == Volume.id, Snapshot.deleted.is_(False),
+                             *where)
+
+
+def other_project_snapshots() -> sa.ColumnElement:
+    """NOT EXISTS a snapshot of the volume owned by another project (a non-admin's cascade)."""
+    return ~_snapshots(Snapshot.project_id != Volume.project_id)
+
 
 # NOTE(order): Cinder names the expected statuses in this order in its messages.
 _DELETE_STATUSES = ('available', 'error', 'error_restoring', 'error_extending', 'error_managing')
 _DELETE_TAIL = ('must not be migrating, attached, belong to a group, have snapshots, awaiting '
                 'a transfer, or be disassociated from snapshots after volume transfer.')
-
-
-def _live(volume_id: str, project_id: str | None):
-    where = [Volume.id == volume_id, Volume.deleted.is_(False)]
-    if project_id is not None:
-        where.append(Volume.project_id == project_id)
-    return where
 
 
 def create(db, *, values: dict, metadata: dict | None = None,
@@ -71,11 +78,13 @@ def get(db, *, volume_id: str, project_id: str | None = None, session=None) -> V
 
     :raises VolumeNotFound:
     """
+    return MACHINE.get(db, row_id=volume_id, project_id=project_id, session=session)
+
+
+def get_any(db, *, volume_id: str, session=None) -> Volume | None:
+    """The volume row even when soft-deleted (usage payloads of what outlived it)."""
     with db.reader(session) as s:
-        row = s.scalars(sa.select(Volume).where(*_live(volume_id, project_id))).first()
-    if row is None:
-        raise exception.VolumeNotFound(volume_id=volume_id)
-    return row
+        return s.get(Volume, volume_id)
 
 
 def update(db, *, volume_id: str, values: dict, session=None) -> None:
@@ -88,7 +97,7 @@ def update(db, *, volume_id: str, values: dict, session=None) -> None:
     with db.writer(session) as s:
         count = conditional.update(
             s, Volume, values=values,
-            where=[*_live(volume_id, None), Volume.status != states.Status.MAINTENANCE])
+            where=[*MACHINE.live(volume_id), Volume.status != states.Status.MAINTENANCE])
         if not count:
             get(db, volume_id=volume_id, session=s)
             raise exception.InvalidVolume(
@@ -97,18 +106,8 @@ def update(db, *, volume_id: str, values: dict, session=None) -> None:
 
 def destroy(db, *, volume_id: str, where=(), session=None) -> bool:
     """Soft-delete the volume and its metadata when *where* still holds; False otherwise."""
-    now = utcnow()
-    gone = {'deleted': True, 'deleted_at': now, 'updated_at': Volume.updated_at}
-    with db.writer(session) as s:
-        if not conditional.update(s, Volume, values=dict(gone, status='deleted',
-                                                           terminated_at=now),
-                                  where=[*_live(volume_id, None), *where]):
-            return False
-        for model in (VolumeMetadata, VolumeAdminMetadata):
-            conditional.update(s, model, values={'deleted': True, 'deleted_at': now},
-                               where=[model.volume_id == volume_id, model.deleted.is_(False)])
-    LOG.info('Volume %s destroyed', volume_id)
-    return True
+    return MACHINE.destroy(db, row_id=volume_id, where=where,
+                           values={'terminated_at': utcnow()}, session=session)
 
 
 def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
@@ -120,11 +119,11 @@ def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
 
 def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     """Cinder's 400 for *action* refused on *row*, naming the states it expects."""
-    if action == 'delete':
+    if action in ('delete', 'delete_cascade'):
         expected = ' or '.join(_DELETE_STATUSES)
         return exception.InvalidVolume(reason=f'Volume status must be {expected} and '
                                               f'{_DELETE_TAIL}')
-    if action == 'force_delete':
+    if action in ('force_delete', 'force_delete_cascade'):
         return exception.InvalidVolume(reason=f'Volume {_DELETE_TAIL}')
     allowed = sorted(states.TRANSITIONS[action].allowed_from)
     shown = repr(allowed[0]) if len(allowed) == 1 else repr(tuple(allowed))
@@ -137,111 +136,34 @@ def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
                f'but the current status is {row.status}.')
 
 
-def begin(db, *, volume_id: str, action: str, project_id: str | None = None,
-          values: dict | None = None, session=None) -> Volume:
-    """Move the volume into *action*'s in-progress status in one CAS UPDATE.
+MACHINE = transitions.Machine(
+    name='Volume', model=Volume, table=states.TRANSITIONS, guards=GUARDS, refusal=_refusal,
+    not_found=lambda volume_id: exception.VolumeNotFound(volume_id=volume_id),
+    children=((VolumeMetadata, 'volume_id'), (VolumeAdminMetadata, 'volume_id')))
 
-    *values* are written in the same UPDATE (e.g. terminated_at). Returns the row as now stored.
-    :raises VolumeNotFound: no such live volume; InvalidVolume: its state does not allow it.
-    """
-    transition = states.TRANSITIONS[action]
-    where = _live(volume_id, project_id)
-    if transition.allowed_from is not ANY:
-        where.append(Volume.status.in_(sorted(transition.allowed_from)))
-    where.extend(GUARDS[name]() for name in transition.guards)
-    new = dict(values or {})
-    if transition.in_progress:
-        new['status'] = transition.in_progress
-    if transition.saves_previous:
-        new['previous_status'] = Volume.status
+
+def unplaced(volume_id: str | None = None) -> list:
+    """WHERE clauses of a create no scheduler placed yet: `creating`, no backend."""
+    where = [Volume.deleted.is_(False), Volume.status == states.Status.CREATING,
+             Volume.host.is_(None)]
+    if volume_id is not None:
+        where.append(Volume.id == volume_id)
+    return where
+
+
+def fail_unplaced(db, *, volume_id: str | None = None, before=None, session=None) -> int:
+    """`error` for a create that will not be placed (no backend fits, the cast to the
+    scheduler failed, a scheduler died placing it: *before* selects every such volume
+    unchanged since then); how many. A volume placed meanwhile is left alone."""
+    where = unplaced(volume_id)
+    if before is not None:
+        where.append(sa.func.coalesce(Volume.updated_at, Volume.created_at) <= before)
     with db.writer(session) as s:
-        count = conditional.update(s, Volume, values=new, where=where)
-        row = get(db, volume_id=volume_id, project_id=project_id, session=s)
-        s.refresh(row)
-        if not count:
-            raise _refusal(action, row)
-    LOG.info('Volume %(id)s: %(action)s began, status %(status)s',
-             {'id': volume_id, 'action': action, 'status': row.status})
-    return row
-
-
-def undo_begin(db, *, volume_id: str, action: str, session=None) -> bool:
-    """Return a volume still in *action*'s in-progress status to where it came from.
-
-    Used when the request fails after `begin` (quota refused, cast failed).
-    """
-    transition = states.TRANSITIONS[action]
-    back = Volume.previous_status if transition.saves_previous else transition.on_error
-    with db.writer(session) as s:
-        count = conditional.update(
-            s, Volume, values={'status': back},
-            where=[*_live(volume_id, None), Volume.status == transition.in_progress])
-    if count:
-        LOG.info('Volume %(id)s: %(action)s undone', {'id': volume_id, 'action': action})
-    return bool(count)
-
-
-def finish(db, *, volume_id: str, action: str, error: bool = False, status: str | None = None,
-           values: dict | None = None, where=(), session=None) -> bool:
-    """The volume service settles *action*: in-progress status → on_success (on_error).
-
-    One CAS UPDATE on the in-progress status plus *where* (the caller's workers row, see
-    db/workers.py `held`), with *values* in the same UPDATE. *status* overrides the table for
-    an outcome it does not name (a busy delete returns to available, as Cinder's). False
-    when the volume has moved on meanwhile (reset, deleted, taken over): nothing is written.
-    """
-    transition = states.TRANSITIONS[action]
-    target = status or (transition.on_error if error else transition.on_success)
-    new = dict(values or {})
-    if target == PREVIOUS:
-        new['status'] = Volume.previous_status
-    elif target is not None:
-        new['status'] = target
-    with db.writer(session) as s:
-        count = conditional.update(
-            s, Volume, values=new,
-            where=[*_live(volume_id, None), Volume.status == transition.in_progress, *where])
-    if count:
-        LOG.info('Volume %(id)s: %(action)s %(outcome)s', {
-            'id': volume_id, 'action': action, 'outcome': 'failed' if error else 'finished'})
-    return bool(count)
-
-
-def unschedule(db, *, volume_id: str, where=(), session=None) -> bool:
-    """A failed create goes back to the scheduler: still `creating`, with no backend.
-
-    False when the volume is no longer `creating` (nothing is written then).
-    """
-    with db.writer(session) as s:
-        count = conditional.update(
-            s, Volume, values={'host': None, 'cluster_name': None, 'scheduled_at': utcnow()},
-            where=[*_live(volume_id, None), Volume.status == states.Status.CREATING, *where])
-    if count:
-        LOG.info('Volume %s: create rescheduled', volume_id)
-    return bool(count)
-
-
-def error_unplaced(db, *, before, session=None) -> int:
-    """`error` for volumes `creating` with no backend, unchanged since *before* (a scheduler
-    died while placing them: the scheduler's workers cleanup); how many."""
-    with db.writer(session) as s:
-        return conditional.update(
-            s, Volume, values={'status': states.Status.ERROR},
-            where=[Volume.deleted.is_(False), Volume.status == states.Status.CREATING,
-                   Volume.host.is_(None),
-                   sa.func.coalesce(Volume.updated_at, Volume.created_at) <= before])
-
-
-def reset_status(db, *, volume_id: str, values: dict, session=None) -> None:
-    """Admin reset-state: write the given status columns whatever they were.
-
-    :raises VolumeNotFound:
-    """
-    with db.writer(session) as s:
-        if not conditional.update(s, Volume, values=values, where=_live(volume_id, None)):
-            raise exception.VolumeNotFound(volume_id=volume_id)
-    LOG.info('Volume %(id)s: status reset to %(values)s', {'id': volume_id, 'values': values})
-
+        count = conditional.update(s, Volume, values={'status': states.Status.ERROR},
+                                   where=where)
+    if count and volume_id is not None:
+        LOG.info('Volume %s: create failed before placement, status error', volume_id)
+    return count
 
 
 # --- listings ---------------------------------------------------------------
@@ -267,7 +189,7 @@ def _filter_clauses(filters: dict) -> list | None:
     for key, value in filters.items():
         if key == 'no_migration_targets':
             clauses.append(sa.or_(Volume.migration_status.is_(None),
-                                  Volume.migration_status.not_like('target:%')))
+                                  Volume.migration_status.not_like(f'{states.MigrationStatus.TARGET_PREFIX}%')))
             continue
         if key == 'metadata':
             clauses.extend(_metadata_match(k, v) for k, v in value.items())
@@ -336,9 +258,11 @@ def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
 def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str]]]:
     """(count, total size, {metadata key: [distinct values]}) of the live volumes."""
     where = _scope(project_id, None)
+    # NOTE(decimal): MariaDB's SUM() of an integer column is a DECIMAL, which PyMySQL returns
+    # as Decimal (and JSON cannot encode); the CAST makes it an integer on every dialect.
+    size_sum = sa.cast(sa.func.coalesce(sa.func.sum(Volume.size), 0), sa.BigInteger)
     with db.reader() as s:
-        total, size = s.execute(sa.select(sa.func.count(), sa.func.sum(Volume.size))
-                                .where(*where)).one()
+        total, size = s.execute(sa.select(sa.func.count(), size_sum).where(*where)).one()
         pairs = s.execute(sa.select(VolumeMetadata.key, VolumeMetadata.value).distinct()
                           .join(Volume, Volume.id == VolumeMetadata.volume_id)
                           .where(*where, VolumeMetadata.deleted.is_(False))
@@ -346,7 +270,7 @@ def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str
     metadata: dict[str, list[str]] = {}
     for key, value in pairs:
         metadata.setdefault(key, []).append(value)
-    return total, size or 0, metadata
+    return total, size, metadata
 
 
 # --- metadata ---------------------------------------------------------------

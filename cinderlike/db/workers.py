@@ -1,9 +1,10 @@
 """workers rows: one per in-flight cleanable operation, naming the service that runs it.
 
 The volume service takes the row when it starts driver work and removes it when the status
-is settled. Taking a row bumps its `epoch`; the holder remembers the epoch, and `held()` is
-the SQL predicate that makes its final status write fail once another service took over.
-A cleanup (start-up, POST /workers/cleanup, a dead cluster peer) takes rows the same way.
+is settled (db/settle.py). Taking a row bumps its `epoch`; the holder remembers the epoch in a
+`Hold`, and `held()` is the SQL predicate that makes its final status write fail once another
+service took the row over. A cleanup (start-up, POST /workers/cleanup, a dead cluster peer)
+takes rows over the same way.
 """
 
 import dataclasses
@@ -13,17 +14,13 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from cinderlike.db import conditional
-from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Worker, utcnow
 
 LOG = logging.getLogger(__name__)
 
-# resource_type of a volume's row (Cinder's class name).
-VOLUME = 'Volume'
-
 
 @dataclasses.dataclass(frozen=True)
-class Claim:
+class Hold:
     """What the holder of a workers row knows: which row, and under which epoch it took it."""
 
     id: int
@@ -37,7 +34,7 @@ def _where(resource_type: str, resource_id: str):
 
 
 def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: int | None,
-          request: dict | None = None, session=None) -> Claim:
+          request: dict | None = None, session=None) -> Hold:
     """Take the resource's workers row for *service_id* (creating it), bumping its epoch.
 
     *request* is what a cleanup would need to settle the operation. Pass the session of the
@@ -60,35 +57,35 @@ def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: 
             *_where(resource_type, resource_id))).one()
     LOG.debug('%s %s: workers row taken by service %s (epoch %s)', resource_type,
               resource_id, service_id, epoch)
-    return Claim(row_id, resource_type, resource_id, epoch)
+    return Hold(row_id, resource_type, resource_id, epoch)
 
 
-def begin_volume(db, *, volume_id: str, status: str, service_id: int | None,
-                 request: dict | None = None):
-    """(row, Claim) of a volume still in *status*, its workers row taken in the same
-    transaction as that check; (row, None) when the volume is in another status.
+def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
+              request: dict | None = None):
+    """(row, Hold) of a *machine* row still in *status*, its workers row taken in the same
+    transaction as that check; (row, None) when the row is in another status.
 
-    :raises VolumeNotFound:
+    :raises: the resource's NotFound.
     """
     with db.writer() as s:
-        volume = db_volumes.get(db, volume_id=volume_id, session=s)
-        if volume.status != status:
-            return volume, None
-        claim = begin(db, resource_type=VOLUME, resource_id=volume_id, status=status,
-                      service_id=service_id, request=request, session=s)
-    return volume, claim
+        row = machine.get(db, row_id=row_id, session=s)
+        if getattr(row, machine.column) != status:
+            return row, None
+        hold = begin(db, resource_type=machine.name, resource_id=row_id, status=status,
+                     service_id=service_id, request=request, session=s)
+    return row, hold
 
 
-def held(claim: Claim):
+def held(hold: Hold):
     """SQL predicate: the row is still ours (nobody took it over since we did)."""
-    return sa.exists().where(Worker.id == claim.id, Worker.epoch == claim.epoch)
+    return sa.exists().where(Worker.id == hold.id, Worker.epoch == hold.epoch)
 
 
-def finish(db, *, claim: Claim, session=None) -> bool:
+def finish(db, *, hold: Hold, session=None) -> bool:
     """Remove the row if we still hold it; False when another service took it over."""
     with db.writer(session) as s:
         count = s.execute(sa.delete(Worker).where(
-            Worker.id == claim.id, Worker.epoch == claim.epoch)
+            Worker.id == hold.id, Worker.epoch == hold.epoch)
             .execution_options(synchronize_session=False)).rowcount
     return bool(count)
 
@@ -116,7 +113,7 @@ def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | No
         return list(s.scalars(stmt.order_by(Worker.id)))
 
 
-def claim_for_cleanup(db, *, worker: Worker, service_id: int) -> Claim | None:
+def take_over(db, *, worker: Worker, service_id: int) -> Hold | None:
     """Take *worker* (as read) for *service_id* by compare-and-swap on its owner and epoch,
     bumping the epoch; None when another service changed it first (it is theirs then)."""
     owner = (Worker.service_id.is_(None) if worker.service_id is None
@@ -132,31 +129,31 @@ def claim_for_cleanup(db, *, worker: Worker, service_id: int) -> Claim | None:
              '%(new)s (epoch %(epoch)s)', {'type': worker.resource_type,
                                            'id': worker.resource_id, 'old': worker.service_id,
                                            'new': service_id, 'epoch': worker.epoch + 1})
-    return Claim(worker.id, worker.resource_type, worker.resource_id, worker.epoch + 1)
+    return Hold(worker.id, worker.resource_type, worker.resource_id, worker.epoch + 1)
 
 
-def give_back(db, *, claim: Claim, worker: Worker) -> bool:
+def give_back(db, *, hold: Hold, worker: Worker) -> bool:
     """A cleanup that failed returns the row to the service and time it had (Cinder's), so a
     later cleanup retries it; the epoch stays bumped, so the old holder stays fenced."""
     with db.writer() as s:
         return bool(conditional.update(
             s, Worker, values={'service_id': worker.service_id, 'updated_at': worker.updated_at},
-            where=[Worker.id == claim.id, Worker.epoch == claim.epoch]))
+            where=[Worker.id == hold.id, Worker.epoch == hold.epoch]))
 
 
-def fenced(db, *, claim: Claim, operation: str) -> bool:
+def fenced(db, *, hold: Hold, operation: str) -> bool:
     """Whether our row was taken over (or settled) by another service; logs the refusal.
 
-    Called when a status write under *claim* changed nothing, to tell fencing apart from
-    a volume that moved on for another reason (an admin's reset).
+    Called when a status write under *hold* changed nothing, to tell fencing apart from
+    a row that moved on for another reason (an admin's reset).
     """
-    row = get(db, resource_type=claim.resource_type, resource_id=claim.resource_id)
-    if row is not None and row.id == claim.id and row.epoch == claim.epoch:
+    row = get(db, resource_type=hold.resource_type, resource_id=hold.resource_id)
+    if row is not None and row.id == hold.id and row.epoch == hold.epoch:
         return False
     LOG.warning('%(type)s %(id)s: %(op)s result refused: its workers row was taken over '
                 '(our epoch %(ours)s, now %(now)s, service %(service)s); the new owner '
-                'settles it', {'type': claim.resource_type, 'id': claim.resource_id,
-                               'op': operation, 'ours': claim.epoch,
+                'settles it', {'type': hold.resource_type, 'id': hold.resource_id,
+                               'op': operation, 'ours': hold.epoch,
                                'now': row.epoch if row is not None else 'settled',
                                'service': row.service_id if row is not None else None})
     return True

@@ -15,9 +15,6 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-CLEANABLE_BINARIES = ('cinder-volume', 'cinder-scheduler')
-
-
 def _host_matches(service_host: str, wanted: str) -> bool:
     """Cinder's host filter: `node` also matches `node@backend` and `node@backend#pool`."""
     if service_host == wanted:
@@ -39,7 +36,7 @@ def select_services(db, request: dict) -> list:
                                disabled=request.get('disabled'),
                                cluster_name=request.get('cluster_name'))
     host, service_id = request.get('host'), request.get('service_id')
-    return [row for row in rows if row.binary in CLEANABLE_BINARIES
+    return [row for row in rows if row.binary in db_services.CLEANABLE_BINARIES
             and (service_id is None or row.id == int(service_id))
             and (host is None or _host_matches(row.host or '', host))]
 
@@ -49,7 +46,7 @@ def distribute(db, *, conf, request: dict, volume_api, scheduler_api, ctx):
     down_time = conf.service_down_time
     now = utcnow()
     services = select_services(db, request)
-    every = db_services.get_all(db, binary='cinder-volume')
+    every = db_services.get_all(db, binary=db_services.VOLUME_BINARY)
     is_up = bool(request.get('is_up', False))
     cleaning, unavailable = [], []
     for service in services:
@@ -65,7 +62,7 @@ def distribute(db, *, conf, request: dict, volume_api, scheduler_api, ctx):
         cleanup_request = {'service_ids': [service.id], 'until': request.get('until'),
                            'resource_type': request.get('resource_type'),
                            'resource_id': request.get('resource_id')}
-        if service.binary == 'cinder-volume':
+        if service.binary == db_services.VOLUME_BINARY:
             volume_api.do_cleanup(ctx, cleanup_request=cleanup_request, host=service.host,
                                   cluster_name=service.cluster_name if cluster_up else None)
         else:
@@ -80,7 +77,7 @@ def clean_unplaced(db, *, conf, until: datetime.datetime | None) -> int:
     """`error` for volumes still `creating` without a backend well before *until*: no live
     scheduler takes service_down_time to place one, so a dead scheduler dropped them."""
     cutoff = (until or utcnow()) - datetime.timedelta(seconds=conf.service_down_time)
-    count = db_volumes.error_unplaced(db, before=cutoff)
+    count = db_volumes.fail_unplaced(db, before=cutoff)
     if count:
         LOG.warning('Set %d volumes left unplaced by a stopped scheduler to error', count)
     return count

@@ -20,7 +20,6 @@ from cinderlike.scheduler import backend_state
 
 LOG = logging.getLogger(__name__)
 
-VOLUME_BINARY = 'cinder-volume'
 # NOTE(cache): services rows change when a service starts, stops or is disabled; re-reading
 # them once a second keeps placements cheap and still sees those changes promptly.
 SERVICES_TTL = 1.0
@@ -109,7 +108,8 @@ class HostManager:
     def _read_services(self):
         down_time, now = self.conf.service_down_time, utcnow()
         # NOTE(cluster): disabled=False asks the cluster row of a clustered service.
-        return [svc for svc in db_services.get_all(self.db, binary=VOLUME_BINARY, disabled=False)
+        return [svc for svc in db_services.get_all(self.db, binary=db_services.VOLUME_BINARY,
+                                                   disabled=False)
                 if db_services.is_up(svc, down_time=down_time, now=now)]
 
     def _unreported(self, services) -> list[str]:

@@ -12,6 +12,8 @@ from cinderlike import exception, manager, messages, quota, rpc
 from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import placements
 from cinderlike.db import pools as db_pools
+from cinderlike.db import services as db_services
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.periodic import periodic
@@ -26,7 +28,7 @@ LOG = logging.getLogger(__name__)
 class SchedulerManager(manager.Manager):
     """Endpoint of topic `cinder-scheduler` (direct and fanout)."""
 
-    BINARY = 'cinder-scheduler'
+    BINARY = db_services.SCHEDULER_BINARY
     TOPIC = rpc.SCHEDULER_TOPIC
     RPC_API_VERSION = rpcapi.RPC_API_VERSION
 
@@ -76,7 +78,7 @@ class SchedulerManager(manager.Manager):
         """Re-check the volume's own pool, claim the difference, then cast the extend."""
         self.host_manager.wait_for_reports()
         volume = db_volumes.get(self.db, volume_id=volume_id)
-        pool_name = volume.cluster_name or volume.host
+        pool_name = db_pools.pool_of(volume)
         delta = new_size - volume.size
         try:
             pool = self.filter_scheduler.backend_passes_filters(
@@ -97,13 +99,42 @@ class SchedulerManager(manager.Manager):
     def _extend_failed(self, context, volume, reservations, request_spec, error):
         LOG.warning('Cannot extend volume %(id)s: %(error)s', {'id': volume.id, 'error': error})
         quota.rollback(self.db, context, reservations)
-        db_volumes.undo_begin(self.db, volume_id=volume.id, action='extend')
+        db_volumes.MACHINE.undo_begin(self.db, row_id=volume.id, action='extend')
         create_volume.notify_error(self.notifier, context, method='extend_volume',
                                    volume_id=volume.id, request_spec=request_spec,
                                    status=volume.previous_status, reason=error)
         messages.create(self.db, context, conf=self.conf,
                         action=messages.Action.EXTEND_VOLUME, resource_uuid=volume.id,
                         exception=error)
+
+    def create_snapshot(self, context, *, snapshot_id, volume_id, request_spec):
+        """Cinder's: the volume's backend must be up and pass the filters for the
+        snapshot's size; then the snapshot goes to it, else it ends in `error`.
+
+        NOTE(capacity): a snapshot holds no capacity claim: a pool's claim counts volumes
+        only (Cinder's allocated_capacity_gb), and the backend reports what snapshots use.
+        """
+        self.host_manager.wait_for_reports()
+        volume = db_volumes.get(self.db, volume_id=volume_id)
+        vtype = db_types.get(self.db, type_id=volume.volume_type_id)
+        spec = dict(request_spec, volume_id=volume_id, volume_type={
+            'id': vtype.id, 'name': vtype.name, 'extra_specs': dict(vtype.extra_specs)})
+        try:
+            self.filter_scheduler.backend_passes_filters(
+                self.host_manager.pools(fresh_claims=True), db_pools.pool_of(volume), spec,
+                {}, context)
+        except exception.NoValidBackend as error:
+            LOG.warning('Cannot create snapshot %(id)s: %(error)s',
+                        {'id': snapshot_id, 'error': error})
+            if db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
+                                           error=True):
+                messages.create(self.db, context, conf=self.conf,
+                                action=messages.Action.SNAPSHOT_CREATE,
+                                resource_type=messages.Resource.VOLUME_SNAPSHOT,
+                                resource_uuid=snapshot_id, exception=error)
+            return
+        self.volume_api.create_snapshot(context, snapshot_id=snapshot_id, host=volume.host,
+                                        cluster_name=volume.cluster_name)
 
     def get_pools(self, context, *, filters=None):
         """Cinder's get_pools: each live pool with its capabilities; allocated and

@@ -8,7 +8,7 @@ import time
 from cinderlike import rpc
 from cinderlike.db.models import utcnow
 
-RPC_API_VERSION = '1.3'
+RPC_API_VERSION = '1.4'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -25,6 +25,7 @@ class SchedulerAPI:
         1.1 - create_volume, extend_volume (volume id, JSON-safe request_spec)
         1.2 - get_pools (call; allocated/provisioned capacity from the database)
         1.3 - work_cleanup (call; POST /workers/cleanup), do_cleanup
+        1.4 - create_snapshot (check the volume's backend, then hand the snapshot to it)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -52,6 +53,11 @@ class SchedulerAPI:
         cctxt.cast(ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
                    reservations=reservations, request_spec=request_spec)
 
+    def create_snapshot(self, ctxt, *, snapshot_id, volume_id, request_spec):
+        """Check the volume's backend is up and passes the filters, then cast the create."""
+        cctxt = self.client.prepare(version='1.4')
+        cctxt.cast(ctxt, 'create_snapshot', snapshot_id=snapshot_id, volume_id=volume_id,
+                   request_spec=request_spec)
 
     def work_cleanup(self, ctxt, *, cleanup_request: dict) -> tuple[list, list]:
         """Send do_cleanup to the services the request selects (a call); returns the

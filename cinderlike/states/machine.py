@@ -11,6 +11,8 @@ import dataclasses
 PREVIOUS = '<previous_status>'
 # allowed_from value meaning "any status" (admin actions such as force-delete, reset-status).
 ANY = frozenset({'*'})
+# The status a soft-deleted row is left with (every resource, as Cinder's).
+DELETED = 'deleted'
 
 
 @dataclasses.dataclass(frozen=True)

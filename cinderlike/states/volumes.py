@@ -39,13 +39,37 @@ class AttachStatus(enum.StrEnum):
     ERROR_DETACHING = 'error_detaching'
 
 
+class MigrationStatus(enum.StrEnum):
+    STARTING = 'starting'
+    MIGRATING = 'migrating'
+    COMPLETING = 'completing'
+    SUCCESS = 'success'
+    ERROR = 'error'
+    DELETING = 'deleting'
+    # The destination row of a migration: 'target:<source volume id>'.
+    TARGET_PREFIX = 'target:'
+
+
 S = Status
+M = MigrationStatus
 
 # Statuses a workers row marks as in flight (cleanable after a crash), inventory §2.7.
 CLEANABLE = frozenset({S.CREATING, S.DELETING, S.UPLOADING, S.DOWNLOADING, S.EXTENDING})
 
-# migration_status values that let a volume be deleted.
-DELETABLE_MIGRATION = (None, 'deleting', 'error', 'success')
+# migration_status values of a volume no migration is running on (Cinder's
+# AVAILABLE_MIGRATION_STATUS): such a volume may be deleted or snapshotted.
+NOT_MIGRATING = (None, M.DELETING, M.ERROR, M.SUCCESS)
+# migration_status values that let a volume be extended.
+EXTENDABLE_MIGRATION = (None, M.ERROR, M.SUCCESS)
+
+# Snapshot statuses a cascade delete may take down with the volume (Cinder's
+# volume_has_undeletable_snapshots_filter).
+CASCADE_SNAPSHOT_STATUSES = ('available', 'error')
+
+
+def migrating(migration_status: str | None) -> bool:
+    """Whether a migration is running on a volume with this migration_status."""
+    return migration_status not in NOT_MIGRATING
 
 TRANSITIONS: dict[str, Transition] = dict(
     # The API inserts the row in `creating`; the volume service finishes it.
@@ -58,11 +82,24 @@ TRANSITIONS: dict[str, Transition] = dict(
     force_delete=Transition(
         ANY, S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
+    # DELETE ?cascade=true: the snapshots go first (all must be deletable unless forced).
+    delete_cascade=Transition(
+        frozenset({S.AVAILABLE, S.ERROR, S.ERROR_RESTORING, S.ERROR_EXTENDING,
+                   S.ERROR_MANAGING}),
+        S.DELETING, None, S.ERROR_DELETING,
+        guards=('not_attached', 'migration_deletable', 'snapshots_deletable',
+                'not_in_group')),
+    force_delete_cascade=Transition(
+        ANY, S.DELETING, None, S.ERROR_DELETING,
+        guards=('not_attached', 'migration_deletable', 'no_group_snapshots',
+                'not_in_group')),
     extend=Transition(frozenset({S.AVAILABLE}), S.EXTENDING, PREVIOUS, S.ERROR_EXTENDING,
                       guards=('not_migrating',), saves_previous=True),
     # From 3.42 an attached volume may be extended too; it returns to in-use.
     extend_attached=Transition(frozenset({S.AVAILABLE, S.IN_USE}), S.EXTENDING, PREVIOUS,
                                S.ERROR_EXTENDING, guards=('not_migrating',),
                                saves_previous=True),
+    # Revert to the latest snapshot (3.40).
+    revert=Transition(frozenset({S.AVAILABLE}), S.REVERTING, S.AVAILABLE, S.ERROR),
     reset_status=Transition(ANY),
 )

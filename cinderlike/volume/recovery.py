@@ -12,13 +12,17 @@ import datetime
 
 from oslo_log import log as logging
 
-from cinderlike import exception, quota
+from cinderlike import exception
 from cinderlike.db import services as db_services
+from cinderlike.db import settle as db_settle
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
+from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import Status
-from cinderlike.volume import claims
+from cinderlike.volume import extend, snapshots
+from cinderlike.volume.flows import create_volume as create_flow
 
 LOG = logging.getLogger(__name__)
 
@@ -57,104 +61,94 @@ def do_cleanup(manager, ctx, request: CleanupRequest) -> int:
                               resource_id=request.resource_id, until=request.until or utcnow())
     taken = []
     for row in rows:
-        claim = db_workers.claim_for_cleanup(manager.db, worker=row,
-                                             service_id=manager.service_id)
-        if claim is None:
+        hold = db_workers.take_over(manager.db, worker=row, service_id=manager.service_id)
+        if hold is None:
             LOG.debug('%s %s: workers row already taken by another service',
                       row.resource_type, row.resource_id)
             continue
-        taken.append((row, claim))
+        taken.append((row, hold))
     if not taken:
         return 0
     with concurrent.futures.ThreadPoolExecutor(min(MAX_PARALLEL, len(taken))) as pool:
-        for row, claim in taken:
-            pool.submit(_clean_one, manager, ctx, row, claim)
+        for row, hold in taken:
+            pool.submit(_clean_one, manager, ctx, row, hold)
     return len(taken)
 
 
-def _clean_one(manager, ctx, row, claim) -> None:
+def _clean_one(manager, ctx, row, hold) -> None:
     """Settle one taken row; on failure give it back so a later cleanup retries it."""
     try:
-        _settle(manager, ctx, row, claim)
+        _settle(manager, ctx, row, hold)
     except Exception:
         LOG.exception('%s %s: cleanup of its %s operation failed; the workers row goes back '
                       'to service %s', row.resource_type, row.resource_id, row.status,
                       row.service_id)
-        db_workers.give_back(manager.db, claim=claim, worker=row)
+        db_workers.give_back(manager.db, hold=hold, worker=row)
 
 
-def _settle(manager, ctx, row, claim) -> None:
-    if row.resource_type != db_workers.VOLUME:
+def _settle(manager, ctx, row, hold) -> None:
+    """Settle *row* by its resource type's rule for the status it was left in."""
+    entry = _SETTLERS.get(row.resource_type)
+    if entry is None:
         raise exception.InvalidInput(reason=f'no cleanup for {row.resource_type} rows')
+    machine, by_status = entry
     try:
-        volume = db_volumes.get(manager.db, volume_id=row.resource_id)
-    except exception.VolumeNotFound:
-        volume = None
-    if volume is None or volume.status != row.status:
+        resource = machine.get(manager.db, row_id=row.resource_id)
+    except exception.NotFound:
+        resource = None
+    if resource is None or getattr(resource, machine.column) != row.status:
         # NOTE(stale): the operation ended but its row stayed (Cinder keeps a row whose
         # status did not change): nothing to settle.
-        LOG.info('Volume %s is no longer %s; removing its workers row', row.resource_id,
-                 row.status)
-        db_workers.finish(manager.db, claim=claim)
+        LOG.info('%s %s is no longer %s; removing its workers row', row.resource_type,
+                 row.resource_id, row.status)
+        db_workers.finish(manager.db, hold=hold)
         return
-    settle = _SETTLERS.get(row.status)
-    if settle is None:
-        raise exception.InvalidInput(reason=f'no cleanup for volumes {row.status}')
-    settle(manager, ctx, volume, row, claim)
+    settler = by_status.get(row.status)
+    if settler is None:
+        raise exception.InvalidInput(
+            reason=f'no cleanup for {row.resource_type} rows {row.status}')
+    settler(manager, ctx, machine, resource, row, hold)
 
 
-def _creating(manager, ctx, volume, row, claim) -> None:
-    """`error`, as Cinder's: the pool's claim goes back (the quota stays used until the user
-    deletes the volume, which also removes whatever the backend made of it)."""
-    with manager.db.writer() as s:
-        done = db_volumes.finish(manager.db, volume_id=volume.id, action='create', error=True,
-                                 where=[db_workers.held(claim)], session=s)
-        if done:
-            if volume.host:
-                claims.release(manager.db, volume, volume.size, session=s)
-            db_workers.finish(manager.db, claim=claim, session=s)
-    if not done:
-        _moved_on(manager, claim)
-        return
-    LOG.warning('Volume %s: create interrupted on service %s; set to error', volume.id,
-                row.service_id)
+def _verdict(outcome_of):
+    """A settler that ends the operation with *outcome_of(resource, workers row)*."""
+    def settle(manager, ctx, machine, resource, row, hold):
+        outcome = outcome_of(resource, row.request or {})
+        settled = db_settle.settle(manager.db, machine, row=resource, hold=hold,
+                                   outcome=outcome)
+        if settled is db_settle.Settled.MOVED_ON:
+            # NOTE(stale): it left the status between our read and our write.
+            db_workers.finish(manager.db, hold=hold)
+        if settled is db_settle.Settled.DONE:
+            LOG.warning('%s %s: %s interrupted on service %s; settled as %s',
+                        row.resource_type, resource.id, outcome.action, row.service_id,
+                        machine.table[outcome.action].on_error)
+    return settle
 
 
-def _deleting(manager, ctx, volume, row, claim) -> None:
-    """Run the delete again, under the volume's delete lock (Cinder's)."""
-    LOG.warning('Volume %s: delete interrupted on service %s; resuming it', volume.id,
-                row.service_id)
-    manager.delete_volume(ctx, volume_id=volume.id)
+def _resume(method: str):
+    """A settler that runs the manager's *method* again (a delete, under its lock)."""
+    def settle(manager, ctx, machine, resource, row, hold):
+        LOG.warning('%s %s: %s interrupted on service %s; resuming it', row.resource_type,
+                    resource.id, method, row.service_id)
+        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id})
+    return settle
 
 
-def _extending(manager, ctx, volume, row, claim) -> None:
-    """`error_extending`: the reservations roll back and the pool's extra claim goes back."""
-    request = row.request or {}
-    with manager.db.writer() as s:
-        done = db_volumes.finish(manager.db, volume_id=volume.id, action='extend', error=True,
-                                 where=[db_workers.held(claim)], session=s)
-        if done:
-            quota.rollback(manager.db, ctx, request.get('reservations') or [], session=s)
-            if request.get('new_size'):
-                claims.release(manager.db, volume, request['new_size'] - volume.size,
-                               session=s)
-            db_workers.finish(manager.db, claim=claim, session=s)
-    if not done:
-        _moved_on(manager, claim)
-        return
-    LOG.warning('Volume %s: extend interrupted on service %s; set to error_extending',
-                volume.id, row.service_id)
-
-
-def _moved_on(manager, claim) -> None:
-    """The volume left the status between our read and our write: drop the stale row (a
-    no-op when another service took it over meanwhile: the delete is fenced too)."""
-    if not db_workers.fenced(manager.db, claim=claim, operation='cleanup'):
-        db_workers.finish(manager.db, claim=claim)
-
-
-_SETTLERS = {Status.CREATING: _creating, Status.DELETING: _deleting,
-             Status.EXTENDING: _extending}
+# NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
+# user deletes it), delete → run again, extend → error_extending with its reservations
+# rolled back, as Cinder's do_cleanup; snapshots likewise.
+_SETTLERS = {
+    db_volumes.MACHINE.name: (db_volumes.MACHINE, {
+        Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume)),
+        Status.DELETING: _resume('delete_volume'),
+        Status.EXTENDING: _verdict(extend.failed),
+    }),
+    db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
+        SnapshotStatus.CREATING: _verdict(snapshots.failed),
+        SnapshotStatus.DELETING: _resume('delete_snapshot'),
+    }),
+}
 
 
 def own_request(manager) -> CleanupRequest:

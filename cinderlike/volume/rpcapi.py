@@ -6,13 +6,14 @@ fanout on `cinder-volume`.
 
 Sent to the resource's cluster when its `cluster_name` is set, to its host otherwise (the
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
-do_cleanup. To the backend named by the caller (host or cluster, as given): get_capabilities.
+do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot. To the backend named by
+the caller (host or cluster, as given): get_capabilities.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.4'
+RPC_API_VERSION = '1.5'
 
 
 class VolumeAPI:
@@ -27,6 +28,8 @@ class VolumeAPI:
         1.3 - get_capabilities (call)
         1.4 - do_cleanup (cleanup request as a dict: service_ids, resource_type,
               resource_id, until)
+        1.5 - create_snapshot, delete_snapshot, revert_to_snapshot (ids; delete_volume's
+              cascade deletes the volume's `deleting` snapshots first)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -82,3 +85,18 @@ class VolumeAPI:
         scheduler found the cluster up (any live member takes it), else on *host*'s."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.4').cast(
             ctxt, 'do_cleanup', cleanup_request=cleanup_request)
+
+    def create_snapshot(self, ctxt, *, snapshot_id, host, cluster_name=None):
+        """Create a `creating` snapshot on the backend of its volume (*host*)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
+            ctxt, 'create_snapshot', snapshot_id=snapshot_id)
+
+    def delete_snapshot(self, ctxt, *, snapshot_id, host, cluster_name=None):
+        """Delete a `deleting` snapshot from the backend of its volume (*host*)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
+            ctxt, 'delete_snapshot', snapshot_id=snapshot_id)
+
+    def revert_to_snapshot(self, ctxt, *, volume_id, snapshot_id, host, cluster_name=None):
+        """Revert a `reverting` volume to its `restoring` (latest) snapshot."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
+            ctxt, 'revert_to_snapshot', volume_id=volume_id, snapshot_id=snapshot_id)

@@ -8,6 +8,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception, quota
 from cinderlike.api.flows import create_volume
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import utcnow
@@ -59,10 +60,18 @@ def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool =
             quota.release_usage(db, project_id=volume.project_id,
                                 deltas=_deleted_deltas(db, volume))
         return
-    action = 'force_delete' if force else 'delete'
-    volume = db_volumes.begin(db, volume_id=volume_id, action=action,
-                              project_id=scope(ctx),
-                              values={'terminated_at': utcnow()})
+    action = ('force_' if force else '') + ('delete_cascade' if cascade else 'delete')
+    # NOTE(cascade): as Cinder, a non-admin's cascade may not take another project's
+    # snapshots (a transferred volume's) down with the volume.
+    foreign = ([db_volumes.other_project_snapshots()]
+               if cascade and not force and not ctx.is_admin else [])
+    with db.writer() as session:
+        volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action,
+                                          project_id=scope(ctx), where=foreign,
+                                          values={'terminated_at': utcnow()},
+                                          session=session)
+        if cascade:
+            db_snapshots.begin_cascade(db, volume_id=volume_id, force=force, session=session)
     rpc.volume.delete_volume(ctx, volume_id=volume.id, host=volume.host,
                              cluster_name=volume.cluster_name, cascade=cascade)
 
@@ -79,7 +88,7 @@ def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool)
             reason=f'New size for extend must be greater than current size. (current: '
                    f'{volume.size}, extended: {new_size}).')
     action = 'extend_attached' if attached else 'extend'
-    volume = db_volumes.begin(db, volume_id=volume_id, action=action, project_id=scope(ctx))
+    volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action, project_id=scope(ctx))
     vtype = db_types.get(db, type_id=volume.volume_type_id)
     try:
         quota.check_volume_size(db, conf=conf, project_id=volume.project_id, size=new_size)
@@ -88,7 +97,7 @@ def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool)
         reservations = quota.reserve(db, ctx, conf=conf, project_id=volume.project_id,
                                      deltas=deltas)
     except Exception:
-        db_volumes.undo_begin(db, volume_id=volume_id, action=action)
+        db_volumes.MACHINE.undo_begin(db, row_id=volume_id, action=action)
         raise
     spec = {'volume_id': volume.id, 'volume_properties': {
         'size': volume.size, 'availability_zone': volume.availability_zone,
@@ -110,7 +119,7 @@ def reset_status(db, ctx, *, volume_id: str, values: dict) -> None:
         raise exception.InvalidVolume(
             reason='Cannot reset-state to in-use because volume does not have any '
                    'attachments.')
-    db_volumes.reset_status(db, volume_id=volume_id, values=values)
+    db_volumes.MACHINE.reset(db, row_id=volume_id, values=values)
 
 
 def update(db, ctx, *, volume_id: str, values: dict, metadata: dict | None,
@@ -142,3 +151,42 @@ def update_readonly_flag(db, ctx, *, volume_id: str, readonly: bool) -> None:
                    f'but current status is: {volume.status}.')
     db_volumes.update_metadata(db, volume_id=volume_id, metadata={'readonly': str(readonly)},
                                admin=True)
+
+
+def revert(db, rpc, ctx, *, volume_id: str, snapshot_id: str | None) -> None:
+    """Revert to the latest snapshot (3.40): volume `reverting`, snapshot `restoring`, both
+    in one transaction under the volume's row lock (so no newer snapshot slips in).
+
+    :raises VolumeNotFound, InvalidInput: (400: none, not the latest, other size);
+        InvalidVolume, InvalidSnapshot: (409: status)
+    """
+    volume = get(db, ctx, volume_id=volume_id)
+    with db.writer() as session:
+        db_snapshots.lock_volume(session, volume_id=volume_id)
+        latest = db_snapshots.latest(db, volume_id=volume_id, session=session)
+        if latest is None:
+            raise exception.InvalidInput(reason=f"Volume {volume.id} doesn't have any "
+                                                'snapshots.')
+        if snapshot_id is None or snapshot_id != latest.id:
+            raise exception.InvalidInput(
+                reason=f'Specified snapshot {snapshot_id} is None or not the latest one of '
+                       f'volume {volume.id}.')
+        if volume.size != latest.volume_size:
+            raise exception.InvalidInput(
+                reason=f"Can't revert volume {volume.id} to its latest snapshot "
+                       f'{latest.id}. The volume size must be equal to the snapshot size.')
+        try:
+            db_volumes.MACHINE.begin(db, row_id=volume_id, action='revert', session=session)
+        except exception.InvalidVolume:
+            raise exception.VolumeRevertConflict(
+                reason=f"Can't revert volume {volume.id} to its latest snapshot "
+                       f"{latest.id}. Volume's status must be 'available'.") from None
+        try:
+            db_snapshots.MACHINE.begin(db, row_id=latest.id, action='revert',
+                                       session=session)
+        except exception.InvalidSnapshot:
+            raise exception.SnapshotRevertConflict(
+                reason=f"Can't revert volume {volume.id} to its latest snapshot "
+                       f"{latest.id}. Snapshot's status must be 'available'.") from None
+    rpc.volume.revert_to_snapshot(ctx, volume_id=volume.id, snapshot_id=latest.id,
+                                  host=volume.host, cluster_name=volume.cluster_name)

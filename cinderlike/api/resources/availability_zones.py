@@ -8,8 +8,6 @@ import falcon
 from cinderlike.api.views import availability_zones as view
 from cinderlike.db import services as db_services
 
-VOLUME_BINARY = 'cinder-volume'
-
 
 def zone_availability(services) -> dict[str, bool]:
     """Zone name -> available: a zone is available while any of its services is enabled."""
@@ -29,5 +27,5 @@ class AvailabilityZones:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         # NOTE(cache): Cinder caches zones for `az_cache_duration` only on the volume
         # create path; the listing always reads the services table, and so does this.
-        rows = db_services.get_all(self._db, binary=VOLUME_BINARY)
+        rows = db_services.get_all(self._db, binary=db_services.VOLUME_BINARY)
         resp.media = view.index(zone_availability(rows))

@@ -9,8 +9,6 @@ from cinderlike.api.views import capabilities as view
 from cinderlike.db import services as db_services
 from cinderlike.policies import capabilities as policy
 
-VOLUME_BINARY = 'cinder-volume'
-
 
 class Capabilities:
     """GET /capabilities/{host}: *host* is a host, `host@backend` or a cluster name."""
@@ -24,7 +22,8 @@ class Capabilities:
         """:raises NotFound: no volume service matches *host*; RPCTimeout: it did not answer."""
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.CAPABILITIES_POLICY)
-        services = db_services.get_all(self._db, host_or_cluster=host, binary=VOLUME_BINARY)
+        services = db_services.get_all(self._db, host_or_cluster=host,
+                                       binary=db_services.VOLUME_BINARY)
         if not services:
             raise exception.NotFound(f"Can't find service: {host}")
         # Cinder's service_topic_queue: a clustered backend is asked through its cluster.

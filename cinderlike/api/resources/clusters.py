@@ -12,6 +12,7 @@ from cinderlike.api import microversions as mv
 from cinderlike.api.schemas import clusters as schema
 from cinderlike.api.views import clusters as view
 from cinderlike.db import clusters as db_clusters
+from cinderlike.db import services as db_services
 from cinderlike.policies import clusters as policy
 
 # Cinder's allowed_list_keys; the replication ones from 3.26.
@@ -90,7 +91,7 @@ class Cluster:
         self._enforcer = enforcer
 
     def _get(self, name: str, binary: str | None):
-        return db_clusters.get(self._db, name=name, binary=binary or db_clusters.VOLUME_BINARY,
+        return db_clusters.get(self._db, name=name, binary=binary or db_services.VOLUME_BINARY,
                                down_time=self._conf.service_down_time)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, cluster_name: str) -> None:

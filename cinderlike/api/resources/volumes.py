@@ -108,27 +108,40 @@ class VolumeRenderer:
             return False
         return True
 
-    def details(self, req: falcon.Request, volumes: list) -> list[dict]:
+    def _visibility(self, ctx, call: view.Call) -> view.Visibility:
+        extended = call.extensions
+        return view.Visibility(
+            admin=ctx.is_admin, attached_host=ctx.is_admin or 'service' in ctx.roles,
+            tenant=extended and self._may(ctx, policy.TENANT_ATTRIBUTE_POLICY),
+            host=extended and self._may(ctx, policy.HOST_ATTRIBUTE_POLICY),
+            migration=extended and self._may(ctx, policy.MIG_ATTRIBUTE_POLICY))
+
+    def details(self, req: falcon.Request, volumes: list, call: view.Call) -> list[dict]:
+        """Detail views of *volumes* with what Cinder adds for *call*."""
         ctx = req.context.ctx
-        see = view.Visibility(admin=ctx.is_admin,
-                              tenant=self._may(ctx, policy.TENANT_ATTRIBUTE_POLICY),
-                              host=self._may(ctx, policy.HOST_ATTRIBUTE_POLICY),
-                              migration=self._may(ctx, policy.MIG_ATTRIBUTE_POLICY))
+        see = self._visibility(ctx, call)
         ids = [v.id for v in volumes]
-        # NOTE(session): one connection checkout (and pre-ping) for the three lookups.
+        # NOTE(session): one connection checkout (and pre-ping) for the lookups.
         with self._db.reader() as s:
             metadata = db_volumes.get_metadata(self._db, volume_ids=ids, session=s)
+            if call.admin_metadata:
+                # NOTE(admin_metadata): read for every caller, as Cinder's
+                # viewable_admin_meta elevates the context for this lookup.
+                admin_metadata = db_volumes.get_metadata(self._db, volume_ids=ids,
+                                                         admin=True, session=s)
+                metadata = {vid: view.visible_metadata(metadata[vid], admin_metadata[vid])
+                            for vid in ids}
             attachments = db_volumes.get_attachments(self._db, volume_ids=ids, session=s)
             names = db_volumes.get_type_names(
                 self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
         links = self.links(req)
         return [view.detail(v, view.Extras(metadata[v.id], attachments[v.id],
                                            names.get(v.volume_type_id)),
-                            version=req.context.api_version, links=links, see=see)
+                            version=req.context.api_version, links=links, see=see, call=call)
                 for v in volumes]
 
-    def one(self, req: falcon.Request, volume) -> dict:
-        return {'volume': self.details(req, [volume])[0]}
+    def one(self, req: falcon.Request, volume, call: view.Call) -> dict:
+        return {'volume': self.details(req, [volume], call)[0]}
 
 
 class Volumes:
@@ -155,7 +168,7 @@ class Volumes:
         if with_count and version.matches(mv.SUPPORT_COUNT_INFO):
             count = db_volumes.count(self._db, project_id=project, filters=filters)
         links = self._render.links(req)
-        items = (self._render.details(req, rows) if detail
+        items = (self._render.details(req, rows, view.DETAIL) if detail
                  else [view.summary(v, links=links) for v in rows])
         next_href = None
         if rows and len(rows) == limit:
@@ -200,10 +213,12 @@ class Volumes:
             volume_type=wanted.get('volume_type'),
             availability_zone=wanted.get('availability_zone'),
             metadata=wanted.get('metadata'), source_volid=wanted.get('source_volid'),
+            snapshot_id=wanted.get('snapshot_id'), backup_id=wanted.get('backup_id'),
+            image_ref=wanted.get('imageRef', wanted.get('image_id')),
             scheduler_hints=body.get('OS-SCH-HNT:scheduler_hints'))
         volume = operations.create(self._conf, self._db, self._rpc, ctx, request=request)
         resp.status = falcon.HTTP_202
-        resp.media = self._render.one(req, volume)
+        resp.media = self._render.one(req, volume, view.CREATE)
 
 
 class Volume:
@@ -224,7 +239,8 @@ class Volume:
         return volume
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
-        resp.media = self._render.one(req, self._load(req, volume_id, policy.GET_POLICY))
+        resp.media = self._render.one(req, self._load(req, volume_id, policy.GET_POLICY),
+                                      view.SHOW)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
         """:raises ValidationError, VolumeNotFound, InvalidVolume:"""
@@ -239,8 +255,8 @@ class Volume:
                     values[f'display_{field}'] = changes[key]
         operations.update(self._db, req.context.ctx, volume_id=volume_id, values=values,
                           metadata=changes.get('metadata'), notifier=self._notifier)
-        resp.media = self._render.one(req, operations.get(self._db, req.context.ctx,
-                                                          volume_id=volume_id))
+        resp.media = self._render.one(
+            req, operations.get(self._db, req.context.ctx, volume_id=volume_id), view.UPDATE)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
         """:raises VolumeNotFound, InvalidVolume:"""

@@ -2,6 +2,7 @@
 
 from cinderlike.api.schemas import parameter_types
 from cinderlike.api.schemas import volumes as volume_schemas
+from cinderlike.db import services as db_services
 
 cleanup = {
     'type': 'object',
@@ -10,7 +11,7 @@ cleanup = {
         'disabled': volume_schemas.boolean,
         'host': parameter_types.hostname,
         'is_up': volume_schemas.boolean,
-        'binary': {'enum': ['cinder-volume', 'cinder-scheduler']},
+        'binary': {'enum': list(db_services.CLEANABLE_BINARIES)},
         'resource_id': {'type': ['string', 'null'], 'format': 'uuid'},
         'resource_type': {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 255},
         'service_id': {'type': ['integer', 'string', 'null'], 'pattern': '^[0-9]*$',

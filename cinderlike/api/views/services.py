@@ -6,7 +6,6 @@ from cinderlike.api import microversions as mv
 from cinderlike.db import services as db_services
 from cinderlike.db.models import Service, utcnow
 
-VOLUME_BINARY = 'cinder-volume'
 _TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 
 
@@ -34,7 +33,7 @@ def item(service: Service, *, version, down_time: int, now: datetime.datetime) -
     if version.matches(mv.CLUSTER_SUPPORT):
         shown['cluster'] = service.cluster_name
     shown['disabled_reason'] = service.disabled_reason
-    if service.binary == VOLUME_BINARY:
+    if service.binary == db_services.VOLUME_BINARY:
         shown['replication_status'] = service.replication_status
         shown['active_backend_id'] = service.active_backend_id
         shown['frozen'] = service.frozen

@@ -1,7 +1,8 @@
 """cinderlike-api: volumes rows → Cinder's summary, detail, list and volume-summary documents.
 
-Fields follow Cinder's v3 view builder per microversion; the caller works out once per
-request which admin-only attributes the policies let it see (`Visibility`).
+Fields follow Cinder's v3 view builder per microversion, plus what Cinder's controller and its
+contrib extensions add for each call (`Call`); the caller works out once per request which
+policy-guarded attributes it may see (`Visibility`).
 """
 
 import dataclasses
@@ -11,6 +12,10 @@ from cinderlike.api import microversions as mv
 from cinderlike.db.models import Volume
 
 TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
+# Cinder's constants.FIXED_KEY_ID: the legacy fixed key, never shown as encryption_key_id.
+FIXED_KEY_ID = '00000000-0000-0000-0000-000000000000'
+# Admin metadata every caller sees in `metadata` (Cinder's _visible_admin_metadata_keys).
+VISIBLE_ADMIN_METADATA = ('readonly', 'attached_mode')
 
 
 def _time(value):
@@ -24,10 +29,10 @@ class Links:
     base: str
     project_id: str
 
-    def item(self, volume_id: str) -> list[dict]:
+    def item(self, item_id: str, collection: str = 'volumes') -> list[dict]:
         return [
-            {'rel': 'self', 'href': f'{self.base}/v3/{self.project_id}/volumes/{volume_id}'},
-            {'rel': 'bookmark', 'href': f'{self.base}/{self.project_id}/volumes/{volume_id}'},
+            {'rel': 'self', 'href': f'{self.base}/v3/{self.project_id}/{collection}/{item_id}'},
+            {'rel': 'bookmark', 'href': f'{self.base}/{self.project_id}/{collection}/{item_id}'},
         ]
 
     def next(self, collection: str, params: dict, marker: str) -> str:
@@ -36,10 +41,27 @@ class Links:
 
 
 @dataclasses.dataclass(frozen=True)
+class Call:
+    """What Cinder adds to the detail view for one API call."""
+
+    # The os-vol-{tenant,host,mig-status}-attr extensions extend only show and detail.
+    extensions: bool
+    # add_visible_admin_metadata runs in show, the listings and update, not in create.
+    admin_metadata: bool
+
+
+CREATE = Call(extensions=False, admin_metadata=False)
+UPDATE = Call(extensions=False, admin_metadata=True)
+SHOW = DETAIL = Call(extensions=True, admin_metadata=True)
+
+
+@dataclasses.dataclass(frozen=True)
 class Visibility:
     """Which policy-guarded attributes the caller may see."""
 
     admin: bool = False
+    # An attachment's host_name: admins and the `service` role (Glance's cinder store).
+    attached_host: bool = False
     tenant: bool = False
     host: bool = False
     migration: bool = False
@@ -54,13 +76,20 @@ class Extras:
     type_name: str | None
 
 
+def visible_metadata(metadata: dict, admin_metadata: dict) -> dict:
+    """The user metadata with the visible admin keys laid over it, as Cinder shows it."""
+    return dict(metadata, **{k: v for k, v in admin_metadata.items()
+                             if k in VISIBLE_ADMIN_METADATA})
+
+
 def summary(volume: Volume, *, links: Links) -> dict:
     return {'id': volume.id, 'name': volume.display_name, 'links': links.item(volume.id)}
 
 
-def _attachment(volume: Volume, row, admin: bool) -> dict:
+def _attachment(volume: Volume, row, see: Visibility) -> dict:
     return {'id': volume.id, 'attachment_id': row.id, 'volume_id': volume.id,
-            'server_id': row.instance_uuid, 'host_name': row.attached_host if admin else None,
+            'server_id': row.instance_uuid,
+            'host_name': row.attached_host if see.attached_host else None,
             'device': row.mountpoint, 'attached_at': _time(row.attach_time)}
 
 
@@ -81,19 +110,21 @@ def _versioned(shown: dict, volume: Volume, version, see: Visibility) -> None:
         shown['cluster_name'] = volume.cluster_name
     if version.matches(mv.VOLUME_TYPE_ID_IN_VOL_DETAIL):
         shown['volume_type_id'] = volume.volume_type_id
-    if version.matches(mv.ENCRYPTION_KEY_ID_IN_DETAILS):
-        shown['encryption_key_id'] = volume.encryption_key_id
+    key_id = volume.encryption_key_id
+    if version.matches(mv.ENCRYPTION_KEY_ID_IN_DETAILS) and key_id and key_id != FIXED_KEY_ID:
+        shown['encryption_key_id'] = key_id
     if version.matches(mv.USE_QUOTA):
         shown['consumes_quota'] = volume.use_quota
 
 
-def detail(volume: Volume, extras: Extras, *, version, links: Links, see: Visibility) -> dict:
-    """The full view of one volume at microversion *version*."""
+def detail(volume: Volume, extras: Extras, *, version, links: Links, see: Visibility,
+           call: Call) -> dict:
+    """The full view of one volume at microversion *version*, as *call* answers it."""
     shown = {
         'id': volume.id, 'status': volume.status, 'size': volume.size,
         'availability_zone': volume.availability_zone,
         'created_at': _time(volume.created_at), 'updated_at': _time(volume.updated_at),
-        'attachments': [_attachment(volume, a, see.admin) for a in extras.attachments],
+        'attachments': [_attachment(volume, a, see) for a in extras.attachments],
         'name': volume.display_name, 'description': volume.display_description,
         'volume_type': extras.type_name, 'snapshot_id': volume.snapshot_id,
         'source_volid': volume.source_volid, 'metadata': extras.metadata,
@@ -105,6 +136,14 @@ def detail(volume: Volume, extras: Extras, *, version, links: Links, see: Visibi
     }
     if see.admin:
         shown['migration_status'] = volume.migration_status
+    _versioned(shown, volume, version, see)
+    if call.extensions:
+        _extended(shown, volume, see)
+    return shown
+
+
+def _extended(shown: dict, volume: Volume, see: Visibility) -> None:
+    """What Cinder's contrib extensions add to show and detail, each behind its policy."""
     if see.tenant:
         shown['os-vol-tenant-attr:tenant_id'] = volume.project_id
     if see.host:
@@ -112,8 +151,6 @@ def detail(volume: Volume, extras: Extras, *, version, links: Links, see: Visibi
     if see.migration:
         shown['os-vol-mig-status-attr:migstat'] = volume.migration_status
         shown['os-vol-mig-status-attr:name_id'] = volume._name_id
-    _versioned(shown, volume, version, see)
-    return shown
 
 
 def collection(items: list[dict], *, version, count: int | None = None,

@@ -10,9 +10,9 @@ import copy
 from oslo_log import log as logging
 from taskflow import task
 
-from cinderlike import exception, flow, messages
+from cinderlike import capacity, exception, flow, messages
 from cinderlike.db import placements
-from cinderlike.scheduler import capacity
+from cinderlike.db import volumes as db_volumes
 
 LOG = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class ScheduleCreateVolume(task.Task):
     def _fail(self, ctx, scheduler, volume_id, request_spec, error):
         LOG.warning('Failed to schedule volume %(id)s: %(error)s',
                     {'id': volume_id, 'error': error})
-        if not placements.fail_unplaced(scheduler.db, volume_id=volume_id):
+        if not db_volumes.fail_unplaced(scheduler.db, volume_id=volume_id):
             return
         messages.create(scheduler.db, ctx, conf=scheduler.conf,
                         action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,

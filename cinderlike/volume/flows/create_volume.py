@@ -11,32 +11,36 @@ from oslo_log import log as logging
 from taskflow import task
 
 from cinderlike import exception, messages
+from cinderlike.db import pools as db_pools
+from cinderlike.db import qos_specs as db_qos_specs
+from cinderlike.db import settle as db_settle
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
-from cinderlike.volume import claims
 
 LOG = logging.getLogger(__name__)
 
 # Failures another backend cannot fix: the volume goes straight to `error`.
-NO_RESCHEDULE = (exception.VolumeNotFound, exception.VolumeTypeNotFound)
+NO_RESCHEDULE = (exception.VolumeNotFound, exception.VolumeTypeNotFound,
+                 exception.SnapshotNotFound)
 
 
 class ExtractVolumeRef(task.Task):
     """Load the row, which must still be `creating`, and take its workers row."""
 
-    default_provides = ('volume', 'claim')
+    default_provides = ('volume', 'hold')
 
     def execute(self, manager, volume_id):
-        volume, claim = db_workers.begin_volume(manager.db, volume_id=volume_id,
-                                                status=Status.CREATING,
-                                                service_id=manager.service_id)
-        if claim is None:
+        volume, hold = db_workers.begin_for(manager.db, db_volumes.MACHINE, row_id=volume_id,
+                                            status=Status.CREATING,
+                                            service_id=manager.service_id)
+        if hold is None:
             raise exception.VolumeMovedOn(
                 reason=f'volume {volume_id} is {volume.status}, not creating')
-        return volume, claim
+        return volume, hold
 
 
 class OnFailureReschedule(task.Task):
@@ -45,40 +49,42 @@ class OnFailureReschedule(task.Task):
     def execute(self):
         pass
 
-    def revert(self, manager, ctx, volume, claim, request_spec, filter_properties,
+    def revert(self, manager, ctx, volume, hold, request_spec, filter_properties,
                allow_reschedule, flow_failures, **kwargs):
-        if db_workers.fenced(manager.db, claim=claim, operation='create'):
-            # NOTE(fencing): the service that took the row over settled the volume.
-            return
         failure = next(iter(flow_failures.values()))
+        # NOTE(fencing): a settle that found the row taken over (or moved on) logged it
+        # already; otherwise the service that took the row over settled the volume.
+        if failure.check(exception.VolumeMovedOn) or db_workers.fenced(
+                manager.db, hold=hold, operation='create'):
+            return
         retry = filter_properties.get('retry')
         attempts = (retry or {}).get('num_attempts', 1)
         if (allow_reschedule and retry is not None and not failure.check(*NO_RESCHEDULE)
                 and attempts < manager.conf.scheduler_max_attempts):
-            if self._reschedule(manager, ctx, volume, claim, request_spec,
+            if self._reschedule(manager, ctx, volume, hold, request_spec,
                                 filter_properties, failure):
                 return
-        self._error_out(manager, ctx, volume, claim, failure)
+        self._error_out(manager, ctx, volume, hold, failure)
 
     @staticmethod
-    def _reschedule(manager, ctx, volume, claim, request_spec, filter_properties, failure):
+    def _reschedule(manager, ctx, volume, hold, request_spec, filter_properties, failure):
         """Give the pool's claim back, clear the host and cast to the scheduler again."""
         retry = dict(filter_properties['retry'])
         # NOTE(retry): the scheduler lists pool-level ids ('<cluster or host>#<pool>') and
         # adds the pool it chose; this one is added here if a sender did not.
-        backend = claims.pool_of(volume)
+        backend = db_pools.pool_of(volume)
         for key in ('backends', 'hosts'):
             tried = list(retry.get(key) or [])
             if backend not in tried:
                 tried.append(backend)
             retry[key] = tried
         retry['exc'] = traceback.format_exception_only(failure.exception)
-        with manager.db.writer() as s:
-            if not db_volumes.unschedule(manager.db, volume_id=volume.id,
-                                         where=[db_workers.held(claim)], session=s):
-                return False
-            claims.release(manager.db, volume, volume.size, session=s)
-            db_workers.finish(manager.db, claim=claim, session=s)
+        unscheduled = db_settle.Outcome(
+            action='create', status=Status.CREATING, release_gb=_claimed(volume),
+            values={'host': None, 'cluster_name': None, 'scheduled_at': utcnow()})
+        if db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
+                            outcome=unscheduled) is not db_settle.Settled.DONE:
+            return False
         LOG.warning('Volume %(id)s: create failed on %(host)s (attempt %(n)s); rescheduling',
                     {'id': volume.id, 'host': volume.host, 'n': retry.get('num_attempts')})
         try:
@@ -88,23 +94,30 @@ class OnFailureReschedule(task.Task):
         except Exception as error:
             # NOTE(cast): a volume nobody will place must not stay `creating`.
             LOG.exception('Volume %s: could not send it back to the scheduler', volume.id)
-            if db_volumes.finish(manager.db, volume_id=volume.id, action='create', error=True):
+            if db_volumes.fail_unplaced(manager.db, volume_id=volume.id):
                 _message(manager, ctx, volume, error)
         return True
 
     @staticmethod
-    def _error_out(manager, ctx, volume, claim, failure):
+    def _error_out(manager, ctx, volume, hold, failure):
         """`error`, the claim given back (the backend holds nothing), a user message."""
-        with manager.db.writer() as s:
-            if not db_volumes.finish(manager.db, volume_id=volume.id, action='create',
-                                     error=True, where=[db_workers.held(claim)], session=s):
-                LOG.warning('Volume %s moved on while its create failed', volume.id)
-                return
-            claims.release(manager.db, volume, volume.size, session=s)
-            db_workers.finish(manager.db, claim=claim, session=s)
+        if db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
+                            outcome=failed(volume)) is not db_settle.Settled.DONE:
+            LOG.warning('Volume %s moved on while its create failed', volume.id)
+            return
         LOG.error('Volume %(id)s: create failed on %(host)s: %(error)s',
                   {'id': volume.id, 'host': volume.host, 'error': failure.exception_str})
         _message(manager, ctx, volume, failure.exception)
+
+
+def _claimed(volume) -> float:
+    return volume.size if db_pools.holds_claim(volume) else 0
+
+
+def failed(volume) -> db_settle.Outcome:
+    """A create that ends here: `error`, and the capacity claim given back (the quota stays
+    used until the user deletes the volume, as Cinder's)."""
+    return db_settle.Outcome(action='create', error=True, release_gb=_claimed(volume))
 
 
 def _message(manager, ctx, volume, error):
@@ -116,15 +129,23 @@ def _message(manager, ctx, volume, error):
 
 
 class ExtractVolumeSpec(task.Task):
-    """What the driver is asked for: a raw volume, or a clone of `source_volid`."""
+    """What the driver is asked for: a raw volume, a clone of `source_volid`, or a volume
+    from `snapshot_id`."""
 
     default_provides = 'volume_spec'
 
     def execute(self, manager, volume):
-        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume), 'source': None}
+        # NOTE(qos): as Cinder, the driver reads the type's back-end QoS specs at create.
+        qos = db_qos_specs.backend_specs(manager.db, type_id=volume.volume_type_id)
+        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume, qos_specs=qos),
+                'source': None}
         if volume.source_volid:
             source = db_volumes.get(manager.db, volume_id=volume.source_volid)
             spec.update(type='source_vol', source=base.VolumeRef.of(source))
+        elif volume.snapshot_id:
+            snapshot = db_snapshots.get(manager.db, snapshot_id=volume.snapshot_id)
+            origin = db_volumes.get_any(manager.db, volume_id=snapshot.volume_id)
+            spec.update(type='snap', source=base.SnapshotRef.of(snapshot, origin))
         return spec
 
 
@@ -145,6 +166,9 @@ class CreateVolumeFromSpec(task.Task):
         if volume_spec['type'] == 'source_vol':
             update = manager.driver.create_cloned_volume(volume_spec['ref'],
                                                          volume_spec['source'])
+        elif volume_spec['type'] == 'snap':
+            update = manager.driver.create_volume_from_snapshot(volume_spec['ref'],
+                                                                volume_spec['source'])
         else:
             update = manager.driver.create_volume(volume_spec['ref'])
         return dict(update or {})
@@ -164,13 +188,11 @@ class CreateVolumeFromSpec(task.Task):
 class CreateVolumeOnFinish(task.Task):
     """`available` and launched_at with the driver's columns, workers row gone; create.end."""
 
-    def execute(self, manager, ctx, volume, claim, model_update):
-        values = dict(model_update, launched_at=utcnow())
-        with manager.db.writer() as s:
-            if not db_volumes.finish(manager.db, volume_id=volume.id, action='create',
-                                     values=values, where=[db_workers.held(claim)],
-                                     session=s):
-                raise exception.VolumeMovedOn(
-                    reason=f'volume {volume.id} left creating while the driver made it')
-            db_workers.finish(manager.db, claim=claim, session=s)
+    def execute(self, manager, ctx, volume, hold, model_update):
+        done = db_settle.Outcome(action='create',
+                                 values=dict(model_update, launched_at=utcnow()))
+        if db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
+                            outcome=done) is not db_settle.Settled.DONE:
+            raise exception.VolumeMovedOn(
+                reason=f'volume {volume.id} left creating while the driver made it')
         manager.notifier.info(ctx, volume, 'create.end', reload=True)

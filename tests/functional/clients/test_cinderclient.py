@@ -127,3 +127,21 @@ def test_pools_and_capabilities(cinder, stack):
     capabilities = cinder.capabilities.get(f'{stack.host}@b2')
     assert capabilities.namespace == f'OS::Storage::Capabilities::{stack.host}@b2'
     assert capabilities.volume_backend_name == 'b2'
+
+
+def test_readonly_flag_shows_in_the_volume_metadata(cinder, name):
+    vtype = _type_on(cinder, name, 'b1')
+    created = cinder.volumes.create(1, name=name, volume_type=name, metadata={'k': 'v'})
+    # Cinder's create answer carries no extension attributes (tempest's schema forbids them).
+    assert not any(key.startswith('os-vol-') for key in created.to_dict())
+    volume = _available(cinder, created)
+    cinder.volumes.update_readonly_flag(volume, True)
+    assert cinder.volumes.get(volume.id).metadata == {'k': 'v', 'readonly': 'True'}
+    [listed] = cinder.volumes.list(search_opts={'name': name})
+    assert listed.metadata == {'k': 'v', 'readonly': 'True'}
+    cinder.volumes.update_readonly_flag(volume, False)
+    assert cinder.volumes.get(volume.id).metadata == {'k': 'v', 'readonly': 'False'}
+    cinder.volumes.delete(volume)
+    settle(lambda: not any(v.id == volume.id for v in cinder.volumes.list()),
+           until=bool, what=f'volume {volume.id} to be deleted')
+    cinder.volume_types.delete(vtype)

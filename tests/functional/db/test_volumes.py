@@ -20,11 +20,11 @@ def _volume(db, **values):
 
 
 def _delete(db, volume_id):
-    return lambda: db_volumes.begin(db, volume_id=volume_id, action='delete')
+    return lambda: db_volumes.MACHINE.begin(db, row_id=volume_id, action='delete')
 
 
 def _extend(db, volume_id):
-    return lambda: db_volumes.begin(db, volume_id=volume_id, action='extend')
+    return lambda: db_volumes.MACHINE.begin(db, row_id=volume_id, action='extend')
 
 
 @pytest.mark.parametrize('attempt', range(5))
@@ -64,7 +64,7 @@ def test_guards_are_in_the_update(db):
                              volume_type_id='type-1'))
     for volume in (attached, migrating, grouped, with_snapshot):
         with pytest.raises(exception.InvalidVolume):
-            db_volumes.begin(db, volume_id=volume.id, action='delete')
+            db_volumes.MACHINE.begin(db, row_id=volume.id, action='delete')
         assert db_volumes.get(db, volume_id=volume.id).status == 'available'
 
 

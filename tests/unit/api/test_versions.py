@@ -26,11 +26,14 @@ def test_root_lists_versions_with_300(client):
 
 
 def test_v3_document_with_200_and_version_headers(client):
-    for path in ('/v3/', '/v3'):
-        resp = client.simulate_get(path, host='cinder.example', port=8776, headers=ADMIN)
-        assert resp.status_code == 200
-        assert resp.json == {'versions': [EXPECTED]}
-        assert resp.headers['OpenStack-API-Version'] == 'volume 3.0'
+    resp = client.simulate_get('/v3/', host='cinder.example', port=8776, headers=ADMIN)
+    assert resp.status_code == 200
+    assert resp.json == {'versions': [EXPECTED]}
+    assert resp.headers['OpenStack-API-Version'] == 'volume 3.0'
+    # /v3 is Cinder's redirect to it (test_path_rules).
+    moved = client.simulate_get('/v3', host='cinder.example', port=8776, headers=ADMIN)
+    assert (moved.status_code, moved.headers['Location']) == (
+        302, 'http://cinder.example:8776/v3/')
 
 
 def test_public_endpoint_replaces_the_request_url(conf, client):

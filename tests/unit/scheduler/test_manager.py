@@ -151,7 +151,7 @@ def test_a_volume_deleted_before_placement_is_not_placed(manager, db, ctxt):
 def _extending_volume(db, size=10):
     volume_id = placing.add_volume(db, size=size, status='available', host='n1@lvm#pool1')
     assert db_pools.claim(db, pool='n1@lvm#pool1', size_gb=size)
-    db_volumes.begin(db, volume_id=volume_id, action='extend')
+    db_volumes.MACHINE.begin(db, row_id=volume_id, action='extend')
     return volume_id
 
 

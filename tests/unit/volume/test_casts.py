@@ -39,7 +39,7 @@ def test_create_extend_delete_over_rpc(running, db):
                       request_spec={'volume_id': volume.id}, filter_properties={})
     daemons.wait_for(lambda: row(db, volume.id).status == 'available')
 
-    db_volumes.begin(db, volume_id=volume.id, action='extend')
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action='extend')
     reservations = quota.reserve(db, ctx(), conf=daemons.make_conf(), project_id=PROJECT,
                                  deltas={'gigabytes': 1})
     grow_claim(db, 1)  # the scheduler claims the extra gigabyte before it casts
@@ -48,7 +48,7 @@ def test_create_extend_delete_over_rpc(running, db):
     daemons.wait_for(lambda: row(db, volume.id).status == 'available')
     assert row(db, volume.id).size == 2 and usage(db, 'gigabytes') == (2, 0)
 
-    db_volumes.begin(db, volume_id=volume.id, action='delete')
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action='delete')
     api.delete_volume(ctx(), volume_id=volume.id, host=volume.host)
     daemons.wait_for(lambda: row(db, volume.id).deleted)
     assert usage(db, 'volumes') == (0, 0) and claimed(db) == 0

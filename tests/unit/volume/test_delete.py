@@ -25,7 +25,7 @@ def _available(manager, db, size=2):
 
 
 def _begin_delete(db, volume):
-    return db_volumes.begin(db, volume_id=volume.id, action='delete')
+    return db_volumes.MACHINE.begin(db, row_id=volume.id, action='delete')
 
 
 def test_delete_releases_quota_and_claim_and_soft_deletes(manager, db):

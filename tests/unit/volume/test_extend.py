@@ -24,8 +24,8 @@ def _extending(manager, db, *, size=1, new_size=3, action='extend', status='avai
     API and the scheduler leave it."""
     volume = add_volume(db, size=size)
     manager.create_volume(ctx(), volume_id=volume.id, request_spec={}, filter_properties={})
-    db_volumes.reset_status(db, volume_id=volume.id, values={'status': status})
-    db_volumes.begin(db, volume_id=volume.id, action=action)
+    db_volumes.MACHINE.reset(db, row_id=volume.id, values={'status': status})
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action=action)
     reservations = quota.reserve(db, ctx(), conf=daemons.make_conf(), project_id=PROJECT,
                                  deltas={'gigabytes': new_size - size,
                                          'gigabytes___DEFAULT__': new_size - size})

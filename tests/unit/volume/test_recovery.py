@@ -48,9 +48,9 @@ def _service(db, host, *, age=0, cluster=CLUSTER):
 
 
 def _held_by(db, volume, status, service_id, request=None):
-    _, claim = db_workers.begin_volume(db, volume_id=volume.id, status=status,
-                                       service_id=service_id, request=request)
-    return claim
+    _, hold = db_workers.begin_for(db, db_volumes.MACHINE, row_id=volume.id, status=status,
+                                   service_id=service_id, request=request)
+    return hold
 
 
 def _available(manager, db, size=2):
@@ -77,7 +77,7 @@ def test_startup_cleanup_sets_our_creates_to_error_and_gives_the_claim_back(mana
 
 def test_startup_cleanup_resumes_our_delete(manager, db):
     volume = _available(manager, db)
-    db_volumes.begin(db, volume_id=volume.id, action='delete')
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action='delete')
     _held_by(db, volume, 'deleting', manager.service_id)
     recovery.do_cleanup(manager, ctx(), recovery.own_request(manager))
     assert row(db, volume.id).deleted
@@ -95,7 +95,7 @@ def test_a_stale_row_is_removed_without_touching_the_volume(manager, db):
 def test_down_peer_extend_is_error_extending_with_reservations_and_claim_back(clustered, db):
     peer = _service(db, 'node2@lvm', age=600)
     volume = _available(clustered, db, size=1)
-    db_volumes.begin(db, volume_id=volume.id, action='extend')
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action='extend')
     reservations = quota.reserve(db, ctx(), conf=daemons.make_conf(), project_id=PROJECT,
                                  deltas={'gigabytes': 2})
     grow_claim(db, 2)
@@ -140,7 +140,7 @@ def test_a_failed_cleanup_gives_the_row_back_to_its_service(clustered, db, monke
 
     def broken(*args, **kwargs):
         raise RuntimeError('database went away')
-    monkeypatch.setitem(recovery._SETTLERS, 'creating', broken)
+    monkeypatch.setitem(recovery._SETTLERS['Volume'][1], 'creating', broken)
     recovery.clean_down_peers(clustered, ctx())
     after = workers(db)[0]
     assert (after.service_id, after.updated_at) == (dead.id, before.updated_at)
@@ -200,7 +200,7 @@ def test_a_displaced_create_cannot_overwrite_the_peers_error(manager, db, conf, 
 
 def test_a_displaced_delete_releases_nothing_twice(manager, db, conf, caplog):
     volume = _available(manager, db, size=2)
-    db_volumes.begin(db, volume_id=volume.id, action='delete')
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action='delete')
     gate = _slow(conf, manager, 'delete_volume')
     worker = threading.Thread(target=manager.delete_volume, args=(ctx(),),
                               kwargs={'volume_id': volume.id})

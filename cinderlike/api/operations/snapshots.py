@@ -1,0 +1,135 @@
+"""cinderlike-api: snapshot business rules — checks, quota, state CAS via db/, the RPC casts.
+
+Cinder's volume/api.py for snapshots. A snapshot row is inserted `creating` while its volume
+row is locked in an allowed status, with its quota committed in that same transaction, so a
+refused or lost request writes nothing and holds no quota.
+"""
+
+from oslo_log import log as logging
+
+from cinderlike import exception, quota
+from cinderlike.api.operations.volumes import scope
+from cinderlike.db import snapshots as db_snapshots
+from cinderlike.db import volumes as db_volumes
+from cinderlike.states import snapshots as states
+from cinderlike.states import volumes as volume_states
+
+LOG = logging.getLogger(__name__)
+
+V = volume_states.Status
+
+
+def get(db, ctx, *, snapshot_id: str):
+    """:raises SnapshotNotFound: also for another project's snapshot, as Cinder."""
+    return db_snapshots.get(db, snapshot_id=snapshot_id, project_id=scope(ctx))
+
+
+def _check_volume(volume, valid: tuple[str, ...]) -> None:
+    """Cinder's _create_snapshot_in_db_validate and status check, in its order.
+
+    :raises InvalidVolume:
+    """
+    if not volume.host:
+        raise exception.InvalidVolume(reason='The snapshot cannot be created because volume '
+                                             'has not been scheduled to any host.')
+    if volume.status == V.MAINTENANCE:
+        raise exception.InvalidVolume(reason='The snapshot cannot be created when the volume '
+                                             'is in maintenance mode.')
+    if volume_states.migrating(volume.migration_status):
+        raise exception.InvalidVolume(
+            reason='Snapshot cannot be created while volume is migrating.')
+    if volume.status == V.ERROR:
+        raise exception.InvalidVolume(reason='The snapshot cannot be created when the volume '
+                                             'is in error status.')
+    if volume.status not in valid:
+        raise exception.InvalidVolume(
+            reason=f"Volume {volume.id} status must be {', '.join(valid)}, but current "
+                   f'status is: {volume.status}.')
+
+
+def snapshot_deltas(conf, *, size: int, type_name: str | None) -> dict[str, int]:
+    """A snapshot's quota: snapshots (+ gigabytes unless no_snapshot_gb_quota), per type."""
+    return quota.volume_deltas(size=size, volume_type_name=type_name, snapshot=True,
+                               gigabytes=not conf.no_snapshot_gb_quota)
+
+
+def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
+           description: str | None = None, metadata: dict | None = None,
+           allow_in_use: bool = False):
+    """Insert a `creating` snapshot of the volume and cast to the scheduler; the new row.
+
+    *allow_in_use* is `force` (or 3.66). :raises VolumeNotFound, InvalidVolume,
+    SnapshotLimitExceeded, VolumeSizeExceedsAvailableQuota:
+    """
+    volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
+    valid = (V.AVAILABLE, V.IN_USE) if allow_in_use else (V.AVAILABLE,)
+    _check_volume(volume, valid)
+    type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
+        volume.volume_type_id)
+    reservations = quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
+                                 deltas=snapshot_deltas(conf, size=volume.size,
+                                                        type_name=type_name))
+    try:
+        with db.writer() as s:
+            locked = db_snapshots.lock_volume(s, volume_id=volume_id)
+            if locked is None:
+                raise exception.VolumeNotFound(volume_id=volume_id)
+            _check_volume(locked, valid)
+            snapshot = db_snapshots.create(db, metadata=metadata, session=s, values={
+                'volume_id': volume_id, 'user_id': ctx.user_id, 'project_id': ctx.project_id,
+                'progress': '0%', 'volume_size': locked.size, 'display_name': name,
+                'display_description': description, 'volume_type_id': locked.volume_type_id,
+                'encryption_key_id': locked.encryption_key_id})
+            quota.commit(db, ctx, reservations, session=s)
+    except Exception:
+        quota.rollback(db, ctx, reservations)
+        raise
+    spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': locked.size}}
+    try:
+        rpc.scheduler.create_snapshot(ctx, snapshot_id=snapshot.id, volume_id=volume_id,
+                                      request_spec=spec)
+    except Exception:
+        LOG.exception('Snapshot %s: cast to the scheduler failed', snapshot.id)
+        db_snapshots.MACHINE.finish(db, row_id=snapshot.id, action='create', error=True)
+        raise
+    return snapshot
+
+
+def delete(db, rpc, ctx, *, snapshot_id: str, force: bool = False) -> None:
+    """CAS into `deleting` and cast to the volume's backend.
+
+    :raises SnapshotNotFound, InvalidSnapshot:
+    """
+    get(db, ctx, snapshot_id=snapshot_id)
+    snapshot = db_snapshots.MACHINE.begin(db, row_id=snapshot_id,
+                                          action='force_delete' if force else 'delete')
+    volume = db_volumes.get(db, volume_id=snapshot.volume_id)
+    rpc.volume.delete_snapshot(ctx, snapshot_id=snapshot.id, host=volume.host,
+                               cluster_name=volume.cluster_name)
+
+
+def reset_status(db, ctx, *, snapshot_id: str, status: str) -> None:
+    """Admin reset-state: a plain write, as Cinder. :raises SnapshotNotFound:"""
+    get(db, ctx, snapshot_id=snapshot_id)
+    db_snapshots.MACHINE.reset(db, row_id=snapshot_id, values={'status': status})
+
+
+def update_status(db, ctx, *, snapshot_id: str, status: str, progress: str | None) -> None:
+    """os-update_snapshot_status (Nova's assisted snapshots): only the moves Cinder allows.
+
+    :raises SnapshotNotFound, InvalidSnapshot:
+    """
+    snapshot = get(db, ctx, snapshot_id=snapshot_id)
+    allowed = states.REPORTABLE.get(snapshot.status, frozenset())
+    if status not in allowed:
+        raise exception.InvalidSnapshot(
+            reason=f'Snapshot status {snapshot.status} not allowed for '
+                   'update_snapshot_status')
+    values = {'status': status}
+    if progress is not None:
+        values['progress'] = progress
+    if not db_snapshots.report_status(db, snapshot_id=snapshot_id, expected=snapshot.status,
+                                      values=values):
+        raise exception.InvalidSnapshot(
+            reason=f'Snapshot status {snapshot.status} not allowed for '
+                   'update_snapshot_status')

@@ -1,0 +1,78 @@
+"""The one fenced step that ends an operation: status, quota, capacity claim, workers row.
+
+Whatever an operation's outcome (a create finished or failed, a delete done or refused by the
+backend, an extend grown or failed, a cleanup's verdict), its pieces are written in one
+transaction and only while the caller still holds the operation's workers row: a service
+whose row was taken over writes nothing, and the take-over's owner settles instead.
+"""
+
+import dataclasses
+import enum
+
+from cinderlike.db import pools as db_pools
+from cinderlike.db import reservations as db_reservations
+from cinderlike.db import workers as db_workers
+
+
+class Settled(enum.Enum):
+    DONE = 'done'
+    FENCED = 'fenced'        # another service took the workers row over: it settles
+    MOVED_ON = 'moved on'    # the row left the in-progress status (reset, deleted)
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What settling *action* writes besides the workers row's removal.
+
+    The status goes to the table's on_success (on_error with *error*, or *status*), with
+    *values*; *destroy* soft-deletes the row instead. *commit* and *rollback* are quota
+    reservations; *release_usage* the negative deltas of a resource that is gone (skipped
+    for a row that does not consume quota); *release_gb* capacity given back to the pool
+    of the (volume) row.
+    """
+
+    action: str
+    error: bool = False
+    status: str | None = None
+    values: dict | None = None
+    destroy: bool = False
+    commit: tuple[str, ...] = ()
+    rollback: tuple[str, ...] = ()
+    release_usage: dict[str, int] | None = None
+    release_gb: float = 0
+
+
+def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome) -> Settled:
+    """Write *outcome* for *row* (a *machine* row) in one transaction, fenced on *hold*."""
+    fence = [db_workers.held(hold)]
+    with db.writer() as s:
+        if outcome.destroy:
+            in_progress = machine.table[outcome.action].in_progress
+            done = machine.destroy(
+                db, row_id=row.id, values=outcome.values, session=s,
+                where=[getattr(machine.model, machine.column) == in_progress, *fence])
+        else:
+            done = machine.finish(db, row_id=row.id, action=outcome.action,
+                                  error=outcome.error, status=outcome.status,
+                                  values=outcome.values, where=fence, session=s)
+        if done:
+            _side_effects(db, row, outcome, s)
+            db_workers.finish(db, hold=hold, session=s)
+    if done:
+        return Settled.DONE
+    if db_workers.fenced(db, hold=hold, operation=outcome.action):
+        return Settled.FENCED
+    return Settled.MOVED_ON
+
+
+def _side_effects(db, row, outcome: Outcome, s) -> None:
+    if outcome.commit:
+        db_reservations.commit(db, reservations=list(outcome.commit), session=s)
+    if outcome.rollback:
+        db_reservations.rollback(db, reservations=list(outcome.rollback), session=s)
+    if outcome.release_usage and row.use_quota:
+        db_reservations.release(db, project_id=row.project_id, deltas=outcome.release_usage,
+                                session=s)
+    if outcome.release_gb:
+        db_pools.release(db, pool=db_pools.pool_of(row), size_gb=outcome.release_gb,
+                         session=s)

@@ -1,0 +1,142 @@
+"""snapshots rows: create (under the volume's row lock), lookups, and every status transition.
+
+Each transition is one compare-and-swap UPDATE built from states/snapshots.py (db/transitions.py).
+A snapshot is inserted only while its volume row is locked in an allowed status, and volume
+delete and revert lock that row too, so "snapshot created" and "volume deleted" (or "volume
+reverted from an older snapshot") cannot both win.
+"""
+
+import uuid
+
+import sqlalchemy as sa
+from oslo_log import log as logging
+
+from cinderlike import exception
+from cinderlike.db import conditional, transitions
+from cinderlike.db.models import Snapshot, SnapshotMetadata, Volume
+from cinderlike.states import snapshots as states
+
+LOG = logging.getLogger(__name__)
+
+GUARDS = {
+    'not_in_group_snapshot': lambda: Snapshot.group_snapshot_id.is_(None),
+}
+
+
+def _refusal(action: str, row: Snapshot) -> exception.InvalidSnapshot:
+    """Cinder's 400 for *action* refused on *row*."""
+    if action == 'force_delete':
+        return exception.InvalidSnapshot(
+            reason='Snapshot cannot be deleted while it is part of a group snapshot.')
+    if row.group_snapshot_id and action == 'delete':
+        return exception.InvalidSnapshot(
+            reason='Snapshot cannot be deleted while it is part of a group snapshot.')
+    allowed = ' or '.join(sorted(states.TRANSITIONS[action].allowed_from))
+    return exception.InvalidSnapshot(
+        reason=f'Snapshot status must be {allowed} to {action.replace("_", " ")}, '
+               f'but the current status is {row.status}.')
+
+
+MACHINE = transitions.Machine(
+    name='Snapshot', model=Snapshot, table=states.TRANSITIONS, guards=GUARDS,
+    refusal=_refusal,
+    not_found=lambda snapshot_id: exception.SnapshotNotFound(snapshot_id=snapshot_id),
+    children=((SnapshotMetadata, 'snapshot_id'),))
+
+
+def get(db, *, snapshot_id: str, project_id: str | None = None, session=None) -> Snapshot:
+    """The live snapshot; *project_id* limits the lookup to that project (non-admins).
+
+    :raises SnapshotNotFound:
+    """
+    return MACHINE.get(db, row_id=snapshot_id, project_id=project_id, session=session)
+
+
+def lock_volume(s, *, volume_id: str) -> Volume | None:
+    """Lock the live volume row for the rest of the transaction; None when it is gone.
+
+    NOTE(race): every decision that reads a volume's snapshots (delete's `no_snapshots`
+    guard, revert's "latest snapshot") takes this lock first, and so does a snapshot's
+    insert: each then reads what the other committed (a statement after a lock wait sees
+    the committed rows on PostgreSQL's READ COMMITTED and MariaDB's locking reads).
+    """
+    return s.scalars(sa.select(Volume).where(Volume.id == volume_id,
+                                             Volume.deleted.is_(False))
+                     .with_for_update()).first()
+
+
+def create(db, *, values: dict, metadata: dict | None = None, session=None) -> Snapshot:
+    """Insert a snapshot `creating` (and its metadata); a new id unless *values* has one."""
+    row = Snapshot(id=values.get('id') or str(uuid.uuid4()), status=states.Status.CREATING,
+                   **{k: v for k, v in values.items() if k not in ('id', 'status')})
+    with db.writer(session) as s:
+        s.add(row)
+        s.flush()
+        s.add_all(SnapshotMetadata(snapshot_id=row.id, key=k, value=v)
+                  for k, v in (metadata or {}).items())
+        s.flush()
+    LOG.info('Snapshot %s of volume %s: created, status creating', row.id, row.volume_id)
+    return row
+
+
+def of_volume(db, *, volume_id: str, session=None) -> list[Snapshot]:
+    """The live snapshots of a volume, oldest first."""
+    with db.reader(session) as s:
+        return list(s.scalars(sa.select(Snapshot).where(
+            Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False))
+            .order_by(Snapshot.created_at, Snapshot.id)))
+
+
+def latest(db, *, volume_id: str, session=None) -> Snapshot | None:
+    """The volume's most recent live snapshot (revert's rule)."""
+    with db.reader(session) as s:
+        return s.scalars(sa.select(Snapshot).where(
+            Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False))
+            .order_by(Snapshot.created_at.desc(), Snapshot.id.desc()).limit(1)).first()
+
+
+def report_status(db, *, snapshot_id: str, expected: str, values: dict) -> bool:
+    """os-update_snapshot_status: write *values* while the status is still *expected*."""
+    with db.writer() as s:
+        count = conditional.update(s, Snapshot, values=values,
+                                   where=[*MACHINE.live(snapshot_id),
+                                          Snapshot.status == expected])
+    if count:
+        LOG.info('Snapshot %(id)s: status reported %(values)s',
+                 {'id': snapshot_id, 'values': values})
+    return bool(count)
+
+
+def begin_cascade(db, *, volume_id: str, force: bool, session) -> int:
+    """Every live snapshot of a volume whose cascade delete began → `deleting`, in the
+    volume's transaction; how many.
+
+    :raises InvalidVolume: when one of them may not be deleted (the transaction rolls back,
+        so the volume keeps its status too).
+    """
+    where = [Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False),
+             Snapshot.group_snapshot_id.is_(None)]
+    if not force:
+        where.append(Snapshot.status.in_(states.CASCADE_FROM))
+    count = conditional.update(session, Snapshot, values={'status': states.Status.DELETING},
+                               where=where)
+    live = len(of_volume(db, volume_id=volume_id, session=session))
+    if count != live:
+        raise exception.InvalidVolume(reason='Failed to update snapshot.')
+    return count
+
+
+def get_metadata(db, *, snapshot_ids: list[str], session=None) -> dict[str, dict[str, str]]:
+    """{snapshot id: {key: value}} of user metadata, for every id in one query."""
+    found: dict[str, dict[str, str]] = {sid: {} for sid in snapshot_ids}
+    if not snapshot_ids:
+        return found
+    with db.reader(session) as s:
+        rows = s.execute(sa.select(SnapshotMetadata.snapshot_id, SnapshotMetadata.key,
+                                   SnapshotMetadata.value)
+                         .where(SnapshotMetadata.snapshot_id.in_(snapshot_ids),
+                                SnapshotMetadata.deleted.is_(False))
+                         .order_by(SnapshotMetadata.id))
+        for snapshot_id, key, value in rows:
+            found[snapshot_id][key] = value
+    return found
