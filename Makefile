@@ -7,14 +7,18 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.cinderlike-installed
 STATE_DIR ?= $(CURDIR)/state
 RUN_ARGS ?=
+TEMPEST_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: help venv run test unit functional pep8 genconfig genpolicy clean
+.PHONY: help venv run test unit functional pep8 genconfig genpolicy clean keystone-venv \
+	tempest-venv tempest
 
 help:
 	@echo 'make run        cinderlike-all (API, scheduler, volume, backup) on 127.0.0.1:8776'
 	@echo 'make test       unit and functional tests (real-service suites run when configured)'
+	@echo 'make tempest    tempest + cinder-tempest-plugin volume API tests through a real Keystone'
 	@echo 'make unit | functional | pep8 | genconfig | genpolicy | clean'
+	@echo 'make keystone-venv | tempest-venv   (made on first use by the tests and make tempest)'
 
 # NOTE(venv): Debian's python3 has no ensurepip without python3-venv; the bootstrap script
 # then makes the venv without pip and installs pip from PyPI.
@@ -51,6 +55,19 @@ genconfig: $(STAMP)
 
 genpolicy: $(STAMP)
 	$(BIN)/oslopolicy-sample-generator --config-file etc/cinderlike/cinderlike-policy-generator.conf
+
+# NOTE(venvs): Keystone and tempest pin their own oslo.* and SQLAlchemy, so each gets a venv of
+# its own; tools/service_venv.py installs again only when the requirements file changes.
+keystone-venv:
+	$(PYTHON) tools/service_venv.py .venv-keystone tools/keystone/requirements.txt
+
+tempest-venv:
+	$(PYTHON) tools/service_venv.py .venv-tempest tools/tempest/requirements.txt
+
+# Needs PostgreSQL (or MariaDB) and RabbitMQ: CINDERLIKE_TEST_POSTGRESQL_URL and
+# CINDERLIKE_TEST_RABBIT_URL, plus CINDERLIKE_TEST_MYSQL_URL for Keystone's database.
+tempest: $(STAMP)
+	$(BIN)/python tools/tempest/run.py $(TEMPEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(STATE_DIR) .pytest_cache .ruff_cache
