@@ -121,6 +121,7 @@ class Stack:
         self.daemons: dict[str, Daemon] = {}
         # who the helpers below call the API as: NoAuthAdmin, or a Keystone user (use_keystone)
         self.identity = NoAuthAdmin()
+        self.keystone = None
         self._vhost = None
         self._sections = self._default_sections(self._isolated(transport_url))
         (workdir / 'state').mkdir(exist_ok=True)
@@ -188,6 +189,7 @@ class Stack:
         (tests/fixtures/keystone.py); the helpers below then call as its admin."""
         self.update_config(auth_strategy='keystone')
         self.update_config('keystone_authtoken', **keystone.authtoken_options())
+        self.keystone = keystone
         self.identity = keystone.identity(keystone.admin)
 
     def update_config(self, section='DEFAULT', **options):
