@@ -81,6 +81,11 @@ class VolumeMovedOn(InvalidVolume):
     """The volume left the status this service's work needs (deleted, reset, taken over)."""
 
 
+class InvalidSnapshot(Invalid):
+    """The snapshot's state does not allow the request."""
+    msg_fmt = 'Invalid snapshot: %(reason)s'
+
+
 class InvalidVolumeMetadata(Invalid):
     """Volume metadata keys or values are unacceptable."""
     msg_fmt = 'Invalid metadata: %(reason)s'
@@ -105,6 +110,11 @@ class InvalidAPIVersionString(Invalid):
 class InvalidName(Invalid):
     """A `name` field is empty or blank (Cinder's `name` format checker)."""
     msg_fmt = "An invalid 'name' value was provided. %(reason)s"
+
+
+class InvalidAuthKey(Invalid):
+    """A transfer's auth key does not match the one it was created with."""
+    msg_fmt = 'Invalid auth key: %(reason)s'
 
 
 class InvalidVolumeType(Invalid):
@@ -180,6 +190,11 @@ class ClusterNotFound(NotFound):
 class MessageNotFound(NotFound):
     """No user message with this id is visible to the caller."""
     msg_fmt = 'Message %(message_id)s could not be found.'
+
+
+class TransferNotFound(NotFound):
+    """No open transfer with this id is visible to the caller."""
+    msg_fmt = 'Transfer %(transfer_id)s could not be found.'
 
 
 class QuotaResourceUnknown(NotFound):

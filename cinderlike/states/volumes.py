@@ -50,6 +50,11 @@ DELETABLE_MIGRATION = (None, 'deleting', 'error', 'success')
 TRANSITIONS: dict[str, Transition] = dict(
     # The API inserts the row in `creating`; the volume service finishes it.
     create=Transition(frozenset({S.CREATING}), S.CREATING, S.AVAILABLE, S.ERROR),
+    # A transfer offer (Cinder's transfer_create/accept/destroy): the volume waits in
+    # `awaiting-transfer`; accepting finishes it `available` under its new owner, deleting
+    # the offer undoes it back to `available`.
+    transfer=Transition(frozenset({S.AVAILABLE}), S.AWAITING_TRANSFER, S.AVAILABLE,
+                        S.AVAILABLE),
     delete=Transition(
         frozenset({S.AVAILABLE, S.ERROR, S.ERROR_RESTORING, S.ERROR_EXTENDING,
                    S.ERROR_MANAGING}),
