@@ -13,6 +13,7 @@ from oslo_log import log as logging
 from oslo_utils import strutils
 
 from cinderlike import exception, quota
+from cinderlike.db import reservations as db_reservations
 from cinderlike.db import transfers as db_transfers
 from cinderlike.db import volumes as db_volumes
 from cinderlike.states import volumes as states
@@ -107,35 +108,46 @@ def delete(db, ctx, *, transfer, volume, notifier) -> None:
     notifier.info(ctx, volume, 'transfer.delete.end')
 
 
-def _move_usage(conf, db, ctx, *, volume, snapshots, session) -> None:
-    """Reserve and commit the volume's (then the snapshots') usage in the accepting project,
-    take it off the donor's; each project's usage rows are locked in project order."""
-    type_name = db_volumes.get_type_names(
-        db, type_ids={volume.volume_type_id}, session=session).get(volume.volume_type_id)
+def _deltas(conf, db, *, volume, snapshots) -> list[dict[str, int]]:
+    """What the volume, then its travelling snapshots, count in a project (per type too)."""
+    type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
+        volume.volume_type_id)
     steps = [quota.volume_deltas(size=volume.size, volume_type_name=type_name)]
     if snapshots:
         steps.append(quota.volume_deltas(
             size=sum(s.volume_size or 0 for s in snapshots), volume_type_name=type_name,
             count=len(snapshots), snapshot=True, gigabytes=not conf.no_snapshot_gb_quota))
+    return steps
+
+
+def _reserve(conf, db, ctx, steps) -> list[str]:
+    """Reserve each step in the accepting project, as Cinder: the volume's, then the
+    snapshots'. :raises OverQuota: (413) with nothing left reserved."""
+    reservations: list[str] = []
+    try:
+        for deltas in steps:
+            reservations += quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
+                                          deltas=deltas)
+    except exception.OverQuota:
+        quota.rollback(db, ctx, reservations)
+        raise
+    return reservations
+
+
+def _move_usage(db, ctx, *, donor: str, steps, reservations, session) -> None:
+    """Commit the accepting project's reservations and take the usage off the donor, each
+    project's usage rows locked in project-id order."""
     given: dict[str, int] = {}
     for deltas in steps:
         for resource, amount in deltas.items():
             given[resource] = given.get(resource, 0) - amount
-
-    def receive():
-        for deltas in steps:
-            reservations = quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
-                                         deltas=deltas, session=session)
-            quota.commit(db, ctx, reservations, session=session)
-
-    def give():
-        quota.release_usage(db, project_id=volume.project_id, deltas=given, session=session)
-
+    moves = [(ctx.project_id, lambda: quota.commit(db, ctx, reservations, session=session)),
+             (donor, lambda: quota.release_usage(db, project_id=donor, deltas=given,
+                                                 session=session))]
     # NOTE(lock_order): two accepts crossing between the same two projects would deadlock
     # if each locked its own project's usage rows first.
-    for _project, step in sorted([(ctx.project_id, receive), (volume.project_id, give)],
-                                 key=lambda pair: pair[0]):
-        step()
+    for _project, move in sorted(moves, key=lambda pair: pair[0]):
+        move()
 
 
 def accept(conf, db, ctx, *, transfer_id: str, auth_key, notifier):
@@ -159,15 +171,25 @@ def accept(conf, db, ctx, *, transfer_id: str, auth_key, notifier):
             reason='The volume cannot accept transfer in maintenance mode.')
     # NOTE(driver_hook): Cinder also calls the backend's accept_transfer here, for drivers
     # that tie export credentials to the project; the fake and file drivers tie none.
-    # NOTE(order): as Cinder, the usage moves before the volume does: a project's first
-    # usage rows are counted from the tables, which must not hold the volume there yet.
-    with db.writer() as session:
-        snapshots = ([] if transfer.no_snapshots else
-                     db_transfers.snapshots_of(db, volume_id=volume.id, session=session))
-        _move_usage(conf, db, ctx, volume=volume, snapshots=snapshots, session=session)
+    snapshots = ([] if transfer.no_snapshots else
+                 db_transfers.snapshots_of(db, volume_id=volume.id))
+    steps = _deltas(conf, db, volume=volume, snapshots=snapshots)
+    # NOTE(order): reserved first, in transactions of their own, as Cinder: a project's
+    # first usage rows are counted from the tables, which must not hold the volume yet,
+    # and their creation may deadlock on InnoDB and is retried there.
+    reservations = _reserve(conf, db, ctx, steps)
+    notifier.info(ctx, volume, 'transfer.accept.start')
+
+    def move(session):
+        _move_usage(db, ctx, donor=volume.project_id, steps=steps,
+                    reservations=reservations, session=session)
         db_transfers.accept(db, transfer=transfer, snapshots=snapshots, user_id=ctx.user_id,
                             project_id=ctx.project_id, session=session)
-        notifier.info(ctx, volume, 'transfer.accept.start')
+    try:
+        db_reservations.retried(db, move)
+    except Exception:
+        quota.rollback(db, ctx, reservations)
+        raise
     LOG.info('Volume %s has been transferred.', volume.id)
     notifier.info(ctx, volume, 'transfer.accept.end', reload=True)
     return transfer
