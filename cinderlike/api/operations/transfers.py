@@ -166,11 +166,6 @@ def accept(conf, db, ctx, *, transfer_id: str, auth_key, notifier):
             reason=f'Attempt to transfer {transfer_id} with invalid auth key.')
     volume = db_volumes.get(db, volume_id=transfer.volume_id)
     quota.check_volume_size(db, conf=conf, project_id=ctx.project_id, size=volume.size)
-    if volume.status == states.Status.MAINTENANCE:
-        raise exception.InvalidVolume(
-            reason='The volume cannot accept transfer in maintenance mode.')
-    # NOTE(driver_hook): Cinder also calls the backend's accept_transfer here, for drivers
-    # that tie export credentials to the project; the fake and file drivers tie none.
     snapshots = ([] if transfer.no_snapshots else
                  db_transfers.snapshots_of(db, volume_id=volume.id))
     steps = _deltas(conf, db, volume=volume, snapshots=snapshots)
@@ -186,6 +181,11 @@ def accept(conf, db, ctx, *, transfer_id: str, auth_key, notifier):
         db_transfers.accept(db, transfer=transfer, snapshots=snapshots, user_id=ctx.user_id,
                             project_id=ctx.project_id, session=session)
     try:
+        if volume.status == states.Status.MAINTENANCE:
+            raise exception.InvalidVolume(
+                reason='The volume cannot accept transfer in maintenance mode.')
+        # NOTE(driver_hook): Cinder calls the backend's accept_transfer here, for drivers
+        # that tie export credentials to the project; the fake and file drivers tie none.
         db_reservations.retried(db, move)
     except Exception:
         quota.rollback(db, ctx, reservations)

@@ -198,3 +198,11 @@ def test_accept_notifications(conf, seeded):
             for _ctx, m, _prio, _retry in _impl_test.NOTIFICATIONS]
     assert sent == [('volume.transfer.accept.start', DONOR, 'awaiting-transfer'),
                     ('volume.transfer.accept.end', TAKER, 'available')]
+
+
+def test_accepting_into_the_donor_project_keeps_its_usage(kclient, seeded, conf):
+    volume, transfer_id, key = _offer(kclient, seeded, conf)
+    resp = accept(kclient, transfer_id, key, headers=member(DONOR, 'u-other'))
+    assert resp.status_code == 202
+    assert db_volumes.get(seeded, volume_id=volume.id).user_id == 'u-other'
+    assert used(seeded, DONOR) == DONOR_USAGE
