@@ -26,6 +26,7 @@ from cinderlike.api.resources import (
     quota_sets,
     scheduler_stats,
     services,
+    transfers,
     type_access,
     type_extra_specs,
     types,
@@ -134,6 +135,18 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
                   volume_metadata.VolumeMetadataItem(db, enforcer))
 
 
+def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """Volume transfers: Cinder's legacy /os-volume-transfer and its v3 /volume-transfers."""
+    for path, legacy in (('/os-volume-transfer', True), ('/volume-transfers', False)):
+        collection = transfers.Transfers(conf, db, enforcer, legacy=legacy)
+        _add_v3_route(app, path, collection)
+        _add_v3_route(app, f'{path}/detail', collection, suffix='detail')
+        _add_v3_route(app, path + '/{transfer_id}',
+                      transfers.Transfer(conf, db, enforcer, legacy=legacy))
+        _add_v3_route(app, path + '/{transfer_id}/accept',
+                      transfers.TransferAccept(conf, db, enforcer, legacy=legacy))
+
+
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
                                   enforcer: Enforcer) -> None:
     _add_v3_route(app, '/os-quota-sets/{target_project_id}',
@@ -166,6 +179,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_qos_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
+    _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))
     _add_v3_route(app, '/capabilities/{host}', capabilities.Capabilities(db, enforcer, rpc))
     _add_v3_route(app, '/workers/cleanup', workers.WorkersCleanup(db, enforcer, rpc))

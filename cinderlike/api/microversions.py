@@ -86,6 +86,11 @@ LIMITS_ADMIN_FILTER = '3.39'
 POOL_FILTER = '3.28'
 # Workers.
 WORKERS_CLEANUP = '3.24'
+# Volume transfers.
+TRANSFER_WITH_SNAPSHOTS = '3.55'
+TRANSFER_WITH_HISTORY = '3.57'
+SUPPORT_TRANSFER_PAGINATION = '3.59'
+TRANSFER_ENCRYPTED_VOLUME = '3.70'
 POOL_TYPE_FILTER = '3.35'
 
 # Cinder's history, oldest first: what each version added.

@@ -90,6 +90,11 @@ def migrating(migration_status: str | None) -> bool:
 TRANSITIONS: dict[str, Transition] = dict(
     # The API inserts the row in `creating`; the volume service finishes it.
     create=Transition(frozenset({S.CREATING}), S.CREATING, S.AVAILABLE, S.ERROR),
+    # A transfer offer (Cinder's transfer_create/accept/destroy): the volume waits in
+    # `awaiting-transfer`; accepting finishes it `available` under its new owner, deleting
+    # the offer undoes it back to `available`.
+    transfer=Transition(frozenset({S.AVAILABLE}), S.AWAITING_TRANSFER, S.AVAILABLE,
+                        S.AVAILABLE),
     delete=Transition(
         frozenset(DELETABLE), S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
