@@ -16,7 +16,7 @@ from cinderlike import exception
 from cinderlike.db import conditional, listing
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Snapshot, Transfer, Volume, utcnow
-from cinderlike.states import transfers as states
+from cinderlike.states import snapshots as snapshot_states
 
 LOG = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def snapshots_of(db, *, volume_id: str, session=None) -> list[Snapshot]:
 def unmovable_snapshot(db, *, volume_id: str, session=None) -> Snapshot | None:
     """The first live snapshot of the volume that could not travel with it, if any."""
     with db.reader(session) as s:
-        return s.scalars(_snapshots(volume_id, Snapshot.status != states.SNAPSHOT_MOVABLE)
+        return s.scalars(_snapshots(volume_id, Snapshot.status != snapshot_states.TRANSFERABLE)
                          .order_by(Snapshot.created_at, Snapshot.id)).first()
 
 
@@ -111,7 +111,7 @@ def create(db, *, values: dict, session=None) -> Transfer:
     if not values.get('no_snapshots'):
         where.append(~sa.exists().where(Snapshot.volume_id == Volume.id,
                                         Snapshot.deleted.is_(False),
-                                        Snapshot.status != states.SNAPSHOT_MOVABLE))
+                                        Snapshot.status != snapshot_states.TRANSFERABLE))
     with db.writer(session) as s:
         try:
             db_volumes.MACHINE.begin(db, row_id=volume_id, action='transfer', where=where,
@@ -172,7 +172,7 @@ def accept(db, *, transfer: Transfer, snapshots: list[Snapshot], user_id: str,
         for snapshot in snapshots:
             if not conditional.update(s, Snapshot, values=owner, where=[
                     Snapshot.id == snapshot.id, Snapshot.deleted.is_(False),
-                    Snapshot.status == states.SNAPSHOT_MOVABLE]):
+                    Snapshot.status == snapshot_states.TRANSFERABLE]):
                 raise exception.InvalidSnapshot(
                     reason=f'Transfer {transfer.id}: Snapshot {snapshot.id} is not in the '
                            'expected available state.')

@@ -30,6 +30,10 @@ REPORTABLE = {S.CREATING: frozenset({S.CREATING, S.AVAILABLE, S.ERROR}),
 # Statuses a volume's cascade delete takes to `deleting` (Cinder's expected set).
 CASCADE_FROM = (S.AVAILABLE, S.ERROR, S.DELETING)
 
+# The only status in which a volume transfer takes a snapshot along (Cinder's rule: create
+# refuses a volume with another, accept moves only these).
+TRANSFERABLE = S.AVAILABLE
+
 # progress of a snapshot the backend finished.
 DONE_PROGRESS = '100%'
 
