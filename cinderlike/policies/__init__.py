@@ -12,6 +12,7 @@ from cinderlike.policies import (
     quota_sets,
     scheduler_stats,
     services,
+    snapshots,
     types,
     volumes,
     workers,
@@ -25,4 +26,5 @@ def list_rules():
                                 clusters.list_rules(),
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 messages.list_rules(), scheduler_stats.list_rules(),
-                                capabilities.list_rules(), workers.list_rules()))
+                                capabilities.list_rules(), workers.list_rules(),
+                                snapshots.list_rules()))
