@@ -2,7 +2,7 @@
 
 import pytest
 from falcon import testing
-from oslo_policy import opts as policy_opts
+from oslo_policy import policy
 
 from cinderlike.api.app import create_app
 from cinderlike.db import snapshots as db_snapshots
@@ -53,7 +53,8 @@ def test_readers_see_the_extended_attributes_of_their_project(kclient, db):
 def test_the_extended_attributes_follow_their_policy(conf, seeded, db, tmp_path):
     policy_file = tmp_path / 'policy.yaml'
     policy_file.write_text('"volume_extension:extended_snapshot_attributes": "!"\n')
-    policy_opts.set_defaults(conf, policy_file=str(policy_file))
+    policy.Enforcer(conf)  # registers [oslo_policy] on this conf
+    conf.set_override('policy_file', str(policy_file), group='oslo_policy')
     conf.set_override('auth_strategy', 'keystone')
     client = testing.TestClient(create_app(conf, db=seeded, use_auth_token=False))
     snapshot = add_snapshot(db, add_volume(db, project=PROJECT))
