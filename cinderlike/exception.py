@@ -142,6 +142,16 @@ class VolumeTypeDefaultDeletionError(Invalid):
     msg_fmt = ('The volume type %(volume_type_id)s is a default volume type and cannot be '
                'deleted.')
 
+
+class InvalidQoSSpecs(Invalid):
+    """A QoS spec's consumer or keys cannot be accepted."""
+    msg_fmt = 'Invalid qos specs: %(reason)s'
+
+
+class QoSSpecsInUse(Invalid):
+    """Volume types still use the QoS specs (the API answers 'Qos specs still in use.')."""
+    msg_fmt = 'QoS Specs %(specs_id)s is still associated with entities.'
+
 # --- 401 / 403 -------------------------------------------------------------
 
 class NotAuthorized(CinderlikeException):
@@ -241,6 +251,16 @@ class VolumeTypeProjectDefaultNotFound(NotFound):
     """The project has no default volume type of its own (3.62)."""
     msg_fmt = 'Default type for project %(project_id)s not found.'
 
+
+class QoSSpecsNotFound(NotFound):
+    """No live QoS specs have this id."""
+    msg_fmt = 'No such QoS spec %(specs_id)s.'
+
+
+class QoSSpecsKeyNotFound(NotFound):
+    """The QoS specs have no spec with this key."""
+    msg_fmt = 'QoS spec %(specs_id)s has no spec with key %(specs_key)s.'
+
 # --- 409 -------------------------------------------------------------------
 
 class Conflict(CinderlikeException):
@@ -259,6 +279,11 @@ class VolumeTypeAccessExists(Conflict):
     """The project already has access to the private type."""
     msg_fmt = ('Volume type access for %(volume_type_id)s / %(project_id)s combination '
                'already exists.')
+
+
+class QoSSpecsExists(Conflict):
+    """Live QoS specs already have this name."""
+    msg_fmt = 'QoS Specs %(specs_id)s already exists.'
 
 # --- 413 -------------------------------------------------------------------
 

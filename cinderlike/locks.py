@@ -10,3 +10,12 @@ DELETE_VOLUME = 'cinder-{volume_id}-delete_volume'
 def delete_volume(volume_id: str) -> str:
     """Serialises deletes of one volume (a repeated delete waits for the first)."""
     return DELETE_VOLUME.format(volume_id=volume_id)
+
+
+# Cinder's `{snapshot.id}-delete_snapshot`: also held by a volume created from the snapshot.
+DELETE_SNAPSHOT = 'cinder-{snapshot_id}-delete_snapshot'
+
+
+def delete_snapshot(snapshot_id: str) -> str:
+    """Serialises deletes of one snapshot, and keeps it while a volume is made from it."""
+    return DELETE_SNAPSHOT.format(snapshot_id=snapshot_id)

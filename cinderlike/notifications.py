@@ -8,6 +8,7 @@ driver` nothing is sent and no payload is built.
 import datetime
 
 from cinderlike import rpc
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import utcnow
 
@@ -92,3 +93,38 @@ def capacity_usage(pool, *, virtual_free: float) -> dict:
         'virtual_free': virtual_free,
         'reported_at': _json_safe(pool.reported_at),
     }
+
+
+def snapshot_usage(snapshot, *, volume, metadata: dict) -> dict:
+    """Cinder's `_usage_from_snapshot` fields (deleted and metadata as strings, as Cinder)."""
+    return {
+        'tenant_id': snapshot.project_id,
+        'user_id': snapshot.user_id,
+        'availability_zone': volume.availability_zone if volume is not None else None,
+        'volume_id': snapshot.volume_id,
+        'volume_size': snapshot.volume_size,
+        'snapshot_id': snapshot.id,
+        'display_name': snapshot.display_name,
+        'created_at': _json_safe(snapshot.created_at),
+        'status': snapshot.status,
+        'deleted': str(snapshot.deleted),
+        'metadata': str(metadata),
+    }
+
+
+class SnapshotNotifier:
+    """Sends `snapshot.<event>` for a snapshots row, publisher `snapshot.<host>`."""
+
+    def __init__(self, conf, db, *, host):
+        self._notifier = rpc.get_notifier(conf, publisher_id=f'snapshot.{host}')
+        self._db = db
+        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+
+    def info(self, ctx, snapshot, event: str) -> None:
+        """`snapshot.<event>`, e.g. event='create.end', for the row as given."""
+        if not self._sends:
+            return
+        volume = db_volumes.get_any(self._db, volume_id=snapshot.volume_id)
+        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[snapshot.id])[snapshot.id]
+        self._notifier.info(ctx, f'snapshot.{event}',
+                            snapshot_usage(snapshot, volume=volume, metadata=metadata))

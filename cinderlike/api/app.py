@@ -11,6 +11,7 @@ from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
 from cinderlike.api import faults, middleware, path_rules
+from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     availability_zones,
@@ -20,6 +21,7 @@ from cinderlike.api.resources import (
     extensions,
     limits,
     messages,
+    qos_specs,
     quota_class_sets,
     quota_sets,
     scheduler_stats,
@@ -108,6 +110,17 @@ def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) ->
                   default_types.DefaultType(db, enforcer))
 
 
+def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """QoS specs and their associations with volume types (member actions as suffixes)."""
+    args = (conf, db, enforcer, qos_operations.Notifier(conf))
+    _add_v3_route(app, '/qos-specs', qos_specs.QoSSpecsCollection(*args))
+    _add_v3_route(app, '/qos-specs/{specs_id}', qos_specs.QoSSpec(*args))
+    actions = qos_specs.QoSSpecActions(*args)
+    for action in ('delete_keys', 'associations', 'associate', 'disassociate',
+                   'disassociate_all'):
+        _add_v3_route(app, f'/qos-specs/{{specs_id}}/{action}', actions, suffix=action)
+
+
 def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
     """Volumes, their metadata and the os-* volume actions."""
     collection = volumes.Volumes(conf, db, enforcer, rpc)
@@ -166,6 +179,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/extensions', extensions.Extensions())
     _add_v3_route(app, '/extensions/{alias}', extensions.Extension())
     _add_type_routes(app, conf, db, enforcer)
+    _add_qos_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)

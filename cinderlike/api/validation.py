@@ -31,6 +31,20 @@ def _check_name(value) -> bool:
     return True
 
 
+def _check_name_skip_spaces(value) -> bool:
+    """Cinder's `name_skip_leading_trailing_spaces` format: 1-255 characters once stripped."""
+    if not value:
+        raise exception.InvalidName(reason="The 'name' can not be None.")
+    if not isinstance(value, str):
+        return True
+    stripped = value.strip()
+    if not stripped:
+        raise exception.InvalidName(reason="The 'name' can not be empty.")
+    if len(stripped) > 255:
+        raise exception.InvalidName(reason="The 'name' can not be greater than 255 characters.")
+    return True
+
+
 def _check_uuid(value) -> bool:
     return not isinstance(value, str) or uuidutils.is_uuid_like(value)
 
@@ -40,6 +54,7 @@ def _check_uuid(value) -> bool:
 _FORMATS = jsonschema.FormatChecker()
 _FORMATS.checks('disabled_reason')(_check_disabled_reason)
 _FORMATS.checks('name')(_check_name)
+_FORMATS.checks('name_skip_leading_trailing_spaces')(_check_name_skip_spaces)
 _FORMATS.checks('uuid')(_check_uuid)
 
 

@@ -13,7 +13,7 @@ from oslo_log import log as logging
 from oslo_utils import uuidutils
 
 from cinderlike import exception
-from cinderlike.db import conditional, listing
+from cinderlike.db import conditional, listing, serializable
 from cinderlike.db import quotas as db_quotas
 from cinderlike.db.models import (
     DefaultVolumeType,
@@ -30,7 +30,6 @@ from cinderlike.db.models import (
 LOG = logging.getLogger(__name__)
 
 DEFAULT_VOLUME_TYPE = '__DEFAULT__'
-_SERIALIZABLE_ATTEMPTS = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -228,31 +227,6 @@ def get_all(db, *, project_id, is_public=True, extra_specs=None, filters=None, m
         return _records(s, list(s.scalars(stmt)))
 
 
-def _retryable(err: sa.exc.DBAPIError) -> bool:
-    """A serialization failure or deadlock: the transaction may simply run again."""
-    orig = err.orig
-    if getattr(orig, 'pgcode', None) in ('40001', '40P01'):
-        return True
-    args = getattr(orig, 'args', ())
-    # NOTE(mysql): 1213 deadlock, 1205 lock wait timeout, 1020 MariaDB snapshot conflict.
-    if args and args[0] in (1020, 1205, 1213):
-        return True
-    return 'database is locked' in str(orig)
-
-
-def _serializable(db, work):
-    """Run *work(session)* in a SERIALIZABLE transaction, again while it loses a race."""
-    for attempt in range(_SERIALIZABLE_ATTEMPTS):
-        try:
-            with db.writer() as session:
-                session.connection(execution_options={'isolation_level': 'SERIALIZABLE'})
-                return work(session)
-        except sa.exc.DBAPIError as err:
-            if attempt + 1 == _SERIALIZABLE_ATTEMPTS or not _retryable(err):
-                raise
-            LOG.debug('Retrying a volume type change that lost a race: %s', err)
-
-
 def _name_taken(session, name, *, other_than=None) -> bool:
     stmt = sa.select(VolumeType.id).where(VolumeType.name == name, _live())
     if other_than is not None:
@@ -284,7 +258,7 @@ def create(db, *, name, description=None, is_public=True, extra_specs=None, proj
         session.flush()
         return get(db, type_id=type_id, session=session)
 
-    return _serializable(db, work)
+    return serializable.run(db, work)
 
 
 def _rename_quota_resources(session, old_name, new_name) -> None:
@@ -318,7 +292,7 @@ def update(db, *, type_id, name=None, description=None, is_public=None) -> Volum
             _rename_quota_resources(session, old_name, name)
         return get(db, type_id=type_id, session=session)
 
-    return _serializable(db, work)
+    return serializable.run(db, work)
 
 
 def _check_deletable(db, session, row, *, conf_default_name):

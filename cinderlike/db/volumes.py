@@ -81,6 +81,12 @@ def get(db, *, volume_id: str, project_id: str | None = None, session=None) -> V
     return MACHINE.get(db, row_id=volume_id, project_id=project_id, session=session)
 
 
+def get_any(db, *, volume_id: str, session=None) -> Volume | None:
+    """The volume row even when soft-deleted (usage payloads of what outlived it)."""
+    with db.reader(session) as s:
+        return s.get(Volume, volume_id)
+
+
 def update(db, *, volume_id: str, values: dict, session=None) -> None:
     """Change name/description/bootable-like fields of a volume not in maintenance.
 

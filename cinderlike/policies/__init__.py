@@ -8,6 +8,7 @@ from cinderlike.policies import (
     clusters,
     limits,
     messages,
+    qos_specs,
     quota_class_sets,
     quota_sets,
     scheduler_stats,
@@ -27,4 +28,4 @@ def list_rules():
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 messages.list_rules(), scheduler_stats.list_rules(),
                                 capabilities.list_rules(), workers.list_rules(),
-                                snapshots.list_rules()))
+                                qos_specs.list_rules(), snapshots.list_rules()))

@@ -13,6 +13,7 @@ from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import placements
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.periodic import periodic
@@ -105,6 +106,35 @@ class SchedulerManager(manager.Manager):
         messages.create(self.db, context, conf=self.conf,
                         action=messages.Action.EXTEND_VOLUME, resource_uuid=volume.id,
                         exception=error)
+
+    def create_snapshot(self, context, *, snapshot_id, volume_id, request_spec):
+        """Cinder's: the volume's backend must be up and pass the filters for the
+        snapshot's size; then the snapshot goes to it, else it ends in `error`.
+
+        NOTE(capacity): a snapshot holds no capacity claim: a pool's claim counts volumes
+        only (Cinder's allocated_capacity_gb), and the backend reports what snapshots use.
+        """
+        self.host_manager.wait_for_reports()
+        volume = db_volumes.get(self.db, volume_id=volume_id)
+        vtype = db_types.get(self.db, type_id=volume.volume_type_id)
+        spec = dict(request_spec, volume_id=volume_id, volume_type={
+            'id': vtype.id, 'name': vtype.name, 'extra_specs': dict(vtype.extra_specs)})
+        try:
+            self.filter_scheduler.backend_passes_filters(
+                self.host_manager.pools(fresh_claims=True), db_pools.pool_of(volume), spec,
+                {}, context)
+        except exception.NoValidBackend as error:
+            LOG.warning('Cannot create snapshot %(id)s: %(error)s',
+                        {'id': snapshot_id, 'error': error})
+            if db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
+                                           error=True):
+                messages.create(self.db, context, conf=self.conf,
+                                action=messages.Action.SNAPSHOT_CREATE,
+                                resource_type=messages.Resource.VOLUME_SNAPSHOT,
+                                resource_uuid=snapshot_id, exception=error)
+            return
+        self.volume_api.create_snapshot(context, snapshot_id=snapshot_id, host=volume.host,
+                                        cluster_name=volume.cluster_name)
 
     def get_pools(self, context, *, filters=None):
         """Cinder's get_pools: each live pool with its capabilities; allocated and

@@ -14,6 +14,7 @@ from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
+from cinderlike.volume import snapshots
 
 LOG = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ def _gone(manager, volume) -> db_settle.Outcome:
         release_gb=volume.size if db_pools.holds_claim(volume) else 0)
 
 
-def delete_volume(manager, ctx, *, volume_id: str) -> bool:
+def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False) -> bool:
     """Remove the volume from the backend and the database; True when it is gone.
 
     VolumeIsBusy from the driver puts it back to `available`; any other failure leaves it
@@ -44,6 +45,9 @@ def delete_volume(manager, ctx, *, volume_id: str) -> bool:
     ref = base.VolumeRef.of(volume)
     try:
         manager.require_driver()
+        if cascade and not snapshots.delete_cascaded(manager, ctx, volume_id=volume_id):
+            raise exception.VolumeDriverException(
+                message=f'snapshots of volume {volume_id} could not be deleted')
         manager.driver.remove_export(ref)
         manager.driver.delete_volume(ref)
     except exception.VolumeIsBusy:

@@ -20,6 +20,7 @@ from cinderlike.volume import (
     periodics,
     recovery,
     rpcapi,
+    snapshots,
 )
 
 LOG = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             self.scheduler_api, service_name='volume', host=host,
             cluster_name=self.cluster_name)
         self.notifier = notifications.VolumeNotifier(conf, db, host=host)
+        self.snapshot_notifier = notifications.SnapshotNotifier(conf, db, host=host)
         self.capacity_notifier = rpc.get_notifier(conf, publisher_id=f'capacity.{host}')
         self._service_id = None
 
@@ -151,26 +153,50 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         if self.cluster_name:
             # NOTE(cluster): whichever member took the cast owns the create from now on.
             db_clusters.adopt_volume(self.db, volume_id=volume_id, host=self.host)
-        # NOTE(clone): as Cinder, a clone holds its source's delete lock, so no member
-        # deletes the source while its data is being copied.
-        source = (request_spec or {}).get('source_volid')
-        with (self.coordinator.get_lock(locks.delete_volume(source)) if source
-              else contextlib.nullcontext()):
+        # NOTE(clone): as Cinder, a clone holds its source's delete lock (a volume from a
+        # snapshot the snapshot's), so no member deletes the source while it is copied.
+        spec = request_spec or {}
+        source = (locks.delete_volume(spec['source_volid']) if spec.get('source_volid')
+                  else locks.delete_snapshot(spec['snapshot_id']) if spec.get('snapshot_id')
+                  else None)
+        with (self.coordinator.get_lock(source) if source else contextlib.nullcontext()):
             create.create_volume(self, context, volume_id=volume_id, request_spec=request_spec,
                                  filter_properties=filter_properties,
                                  allow_reschedule=allow_reschedule)
 
     def delete_volume(self, context, *, volume_id, cascade=False):
-        """Cast from the API: delete a `deleting` volume, one delete per volume at a time.
-
-        *cascade* needs no work yet: there are no snapshots to remove with the volume.
-        """
+        """Cast from the API: delete a `deleting` volume, one delete per volume at a time;
+        with *cascade* its `deleting` snapshots go first."""
         LOG.debug('delete_volume %s received on %s', volume_id, self.host)
         with self.coordinator.get_lock(locks.delete_volume(volume_id)):
             try:
-                delete.delete_volume(self, context, volume_id=volume_id)
+                delete.delete_volume(self, context, volume_id=volume_id, cascade=cascade)
             except exception.VolumeNotFound:
                 LOG.info('Volume %s was already deleted', volume_id)
+
+    def create_snapshot(self, context, *, snapshot_id):
+        """Cast from the scheduler: take a `creating` snapshot of a volume of this backend."""
+        LOG.debug('create_snapshot %s received on %s', snapshot_id, self.host)
+        try:
+            snapshots.create_snapshot(self, context, snapshot_id=snapshot_id)
+        except exception.SnapshotNotFound:
+            LOG.warning('Snapshot %s to create no longer exists', snapshot_id)
+
+    def delete_snapshot(self, context, *, snapshot_id):
+        """Cast from the API: delete a `deleting` snapshot, one delete at a time."""
+        LOG.debug('delete_snapshot %s received on %s', snapshot_id, self.host)
+        with self.coordinator.get_lock(locks.delete_snapshot(snapshot_id)):
+            try:
+                snapshots.delete_snapshot(self, context, snapshot_id=snapshot_id)
+            except exception.SnapshotNotFound:
+                LOG.info('Snapshot %s was already deleted', snapshot_id)
+
+    def revert_to_snapshot(self, context, *, volume_id, snapshot_id):
+        """Cast from the API: revert a `reverting` volume to its latest snapshot."""
+        LOG.debug('revert_to_snapshot %s to %s received on %s', volume_id, snapshot_id,
+                  self.host)
+        snapshots.revert_to_snapshot(self, context, volume_id=volume_id,
+                                     snapshot_id=snapshot_id)
 
     def extend_volume(self, context, *, volume_id, new_size, reservations):
         """Cast from the scheduler: grow an `extending` volume to *new_size* GiB."""

@@ -15,11 +15,13 @@ from oslo_log import log as logging
 from cinderlike import exception
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
+from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import Status
-from cinderlike.volume import extend
+from cinderlike.volume import extend, snapshots
 from cinderlike.volume.flows import create_volume as create_flow
 
 LOG = logging.getLogger(__name__)
@@ -133,14 +135,18 @@ def _resume(method: str):
     return settle
 
 
-# NOTE(cinder): create → error (the claim goes back, the quota stays used until the user
-# deletes it), delete → run again, extend → error_extending with its reservations rolled
-# back, as Cinder's do_cleanup.
+# NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
+# user deletes it), delete → run again, extend → error_extending with its reservations
+# rolled back, as Cinder's do_cleanup; snapshots likewise.
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
         Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume)),
         Status.DELETING: _resume('delete_volume'),
         Status.EXTENDING: _verdict(extend.failed),
+    }),
+    db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
+        SnapshotStatus.CREATING: _verdict(snapshots.failed),
+        SnapshotStatus.DELETING: _resume('delete_snapshot'),
     }),
 }
 

@@ -13,13 +13,16 @@ from oslo_utils import strutils
 from taskflow import task
 
 from cinderlike import exception, flow, quota
+from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
 LOG = logging.getLogger(__name__)
-SOURCE_STATUSES = ('available', 'in-use')
+SOURCE_STATUSES = (Status.AVAILABLE, Status.IN_USE)
 
 
 @dataclasses.dataclass
@@ -33,11 +36,17 @@ class CreateRequest:
     availability_zone: str | None = None
     metadata: dict | None = None
     source_volid: str | None = None
+    snapshot_id: str | None = None
+    backup_id: str | None = None
+    image_ref: str | None = None
     scheduler_hints: dict | None = None
 
 
-def _size(raw, source) -> int:
-    """Cinder's size rules; a clone defaults to, and may not be smaller than, its source."""
+def _size(raw, source, snapshot) -> int:
+    """Cinder's size rules; a clone (a volume from a snapshot) defaults to, and may not be
+    smaller than, its source (the snapshot's volume_size)."""
+    if raw is None and snapshot is not None:
+        return snapshot.volume_size
     if raw is None and source is not None:
         return source.size
     if raw is None or not strutils.is_int_like(raw) or int(raw) <= 0:
@@ -46,6 +55,10 @@ def _size(raw, source) -> int:
                    'must be an integer (or string representation of an integer) and greater '
                    'than zero).')
     size = int(raw)
+    if snapshot is not None and size < snapshot.volume_size:
+        raise exception.InvalidInput(
+            reason=f"Volume size '{size}'GB cannot be smaller than the snapshot size "
+                   f'{snapshot.volume_size}GB. They must be >= original snapshot size.')
     if source is not None and size < source.size:
         raise exception.InvalidInput(
             reason=f"Volume size '{size}'GB cannot be smaller than original volume size  "
@@ -53,7 +66,34 @@ def _size(raw, source) -> int:
     return size
 
 
-def _zone(conf, db, wanted, source) -> str:
+def _exclusive_source(request: CreateRequest) -> None:
+    """Cinder's check_exclusive_options; then the sources cinderlike cannot serve yet.
+
+    :raises InvalidInput:
+    """
+    given = {'snapshot': request.snapshot_id, 'imageRef': request.image_ref,
+             'source volume': request.source_volid, 'backup': request.backup_id}
+    if sum(value is not None for value in given.values()) > 1:
+        raise exception.InvalidInput(
+            reason=f"May specify only one of {', '.join(sorted(given))}")
+    # NOTE(not-served): a blank volume in their place would lose the user's data silently.
+    if request.backup_id is not None:
+        raise exception.InvalidInput(
+            reason='Creating a volume from a backup is not supported: this deployment has '
+                   'no backup service that can restore it yet.')
+    if request.image_ref is not None:
+        raise exception.InvalidInput(
+            reason='Creating a volume from an image is not supported: no image service '
+                   '(Glance) is configured.')
+
+
+def _backend_of(source) -> str | None:
+    """The backend (no pool) a clone or a volume from a snapshot must be created on."""
+    pool = db_pools.pool_of(source) if source is not None else None
+    return pool.partition('#')[0] if pool else None
+
+
+def _zone(conf, db, wanted, source, source_kind: str) -> str:
     """The availability zone the volume goes to (Cinder's _extract_availability_zone)."""
     fallback = conf.default_availability_zone or conf.storage_availability_zone
     if wanted is None and source is not None and conf.cloned_volume_same_az:
@@ -68,7 +108,7 @@ def _zone(conf, db, wanted, source) -> str:
         zone = fallback
     if source is not None and conf.cloned_volume_same_az and source.availability_zone != zone:
         raise exception.InvalidInput(
-            reason='Volume must be in the same availability zone as the source volume')
+            reason=f'Volume must be in the same availability zone as the {source_kind}')
     return zone
 
 
@@ -78,27 +118,40 @@ class ExtractSpec(task.Task):
     default_provides = 'spec'
 
     def execute(self, conf, db, ctx, request: CreateRequest):
-        source = None
-        if request.source_volid:
+        _exclusive_source(request)
+        source = snapshot = None
+        if request.snapshot_id:
+            snapshot = db_snapshots.get(db, snapshot_id=request.snapshot_id,
+                                        project_id=None if ctx.is_admin else ctx.project_id)
+            if snapshot.status != SnapshotStatus.AVAILABLE:
+                raise exception.InvalidSnapshot(
+                    reason="Originating snapshot status must be one of 'available' values")
+            # NOTE(snapshot): the new volume lands on the snapshot's backend, in its zone.
+            source = db_volumes.get_any(db, volume_id=snapshot.volume_id)
+        elif request.source_volid:
             source = db_volumes.get(db, volume_id=request.source_volid,
                                     project_id=None if ctx.is_admin else ctx.project_id)
             if source.status not in SOURCE_STATUSES:
                 raise exception.InvalidVolume(
                     reason="Originating source volume status must be one of "
                            f"'{', '.join(SOURCE_STATUSES)}' values")
-        size = _size(request.size, source)
+        size = _size(request.size, source if snapshot is None else None, snapshot)
         if request.volume_type:
             vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
                                                is_admin=ctx.is_admin,
                                                name_or_id=request.volume_type)
+        elif snapshot is not None:
+            vtype = db_types.get(db, type_id=snapshot.volume_type_id)
         elif source is not None:
             vtype = db_types.get(db, type_id=source.volume_type_id)
         else:
             vtype = db_types.get_default_for_project(
                 db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type)
         return {'size': size, 'volume_type': vtype,
-                'availability_zone': _zone(conf, db, request.availability_zone, source),
-                'source_volid': request.source_volid}
+                'availability_zone': _zone(conf, db, request.availability_zone, source,
+                                           'snapshot' if snapshot else 'source volume'),
+                'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
+                'resource_backend': _backend_of(source)}
 
 
 class ReserveQuota(task.Task):
@@ -130,6 +183,7 @@ class CreateEntry(task.Task):
             'attach_status': AttachStatus.DETACHED, 'display_name': request.name,
             'display_description': request.description,
             'volume_type_id': spec['volume_type'].id, 'source_volid': spec['source_volid'],
+            'snapshot_id': spec['snapshot_id'],
             'replication_status': 'disabled', 'host': None,
             'multiattach': spec['volume_type'].extra_specs.get('multiattach') == '<is> True',
         }
@@ -154,7 +208,8 @@ def request_spec(volume, spec, metadata) -> dict:
         'volume_id': volume.id, 'volume_properties': properties,
         'resource_properties': properties, 'size': volume.size,
         'availability_zone': volume.availability_zone, 'source_volid': volume.source_volid,
-        'snapshot_id': None, 'image_id': None,
+        'snapshot_id': volume.snapshot_id, 'image_id': None,
+        'resource_backend': spec['resource_backend'],
         'volume_type': {'id': vtype.id, 'name': vtype.name,
                         'extra_specs': dict(vtype.extra_specs)},
     }

@@ -29,10 +29,10 @@ class Links:
     base: str
     project_id: str
 
-    def item(self, volume_id: str) -> list[dict]:
+    def item(self, item_id: str, collection: str = 'volumes') -> list[dict]:
         return [
-            {'rel': 'self', 'href': f'{self.base}/v3/{self.project_id}/volumes/{volume_id}'},
-            {'rel': 'bookmark', 'href': f'{self.base}/{self.project_id}/volumes/{volume_id}'},
+            {'rel': 'self', 'href': f'{self.base}/v3/{self.project_id}/{collection}/{item_id}'},
+            {'rel': 'bookmark', 'href': f'{self.base}/{self.project_id}/{collection}/{item_id}'},
         ]
 
     def next(self, collection: str, params: dict, marker: str) -> str:

@@ -9,7 +9,7 @@ from cinderlike.db.models.base import Base, KeyValueMixin, TimestampMixin
 class QualityOfServiceSpecs(KeyValueMixin, Base):
     """QoS specs as an adjacency list, as Cinder keeps them.
 
-    The root row is `key='QoSSpec_Name', value=<name>, specs_id=NULL`; its children point to it
+    The root row is `key='QoS_Specs_Name', value=<name>, specs_id=NULL`; its children point to it
     with `specs_id` and hold `consumer` and the spec keys.
     """
 

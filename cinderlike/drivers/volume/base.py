@@ -7,8 +7,9 @@ database rows; what they return is a dict of columns for the manager to store.
 import abc
 import dataclasses
 
-# Cinder's volume_name_template: the name a backend knows a volume's data by.
+# Cinder's volume_name_template / snapshot_name_template: the names a backend knows data by.
 VOLUME_NAME_TEMPLATE = 'volume-%s'
+SNAPSHOT_NAME_TEMPLATE = 'snapshot-%s'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,17 +20,41 @@ class VolumeRef:
     name_id: str
     size: int
     provider_location: str | None = None
+    # The type's back-end QoS specs ({'id', 'name', 'consumer', 'specs'}) at create.
+    qos_specs: dict | None = None
 
     @property
     def name(self) -> str:
         return VOLUME_NAME_TEMPLATE % self.name_id
 
     @classmethod
-    def of(cls, volume, *, size: int | None = None) -> 'VolumeRef':
+    def of(cls, volume, *, size: int | None = None,
+           qos_specs: dict | None = None) -> 'VolumeRef':
         """The ref of a volumes row (read by the manager, never by the driver)."""
         return cls(id=volume.id, name_id=volume.name_id,
                    size=volume.size if size is None else size,
-                   provider_location=volume.provider_location)
+                   provider_location=volume.provider_location, qos_specs=qos_specs)
+
+
+@dataclasses.dataclass(frozen=True)
+class SnapshotRef:
+    """What a driver may know about a snapshot: its id, its volume and its size in GiB."""
+
+    id: str
+    volume: VolumeRef
+    volume_size: int
+    provider_location: str | None = None
+
+    @property
+    def name(self) -> str:
+        return SNAPSHOT_NAME_TEMPLATE % self.id
+
+    @classmethod
+    def of(cls, snapshot, volume) -> 'SnapshotRef':
+        """The ref of a snapshots row and its volume's row (read by the manager)."""
+        return cls(id=snapshot.id, volume=VolumeRef.of(volume),
+                   volume_size=snapshot.volume_size,
+                   provider_location=snapshot.provider_location)
 
 
 class VolumeDriver(abc.ABC):
@@ -107,3 +132,23 @@ class VolumeDriver(abc.ABC):
     @abc.abstractmethod
     def terminate_connection(self, volume: VolumeRef, connector: dict | None) -> None:
         """Stop letting *connector*'s host reach the volume."""
+
+    @abc.abstractmethod
+    def create_snapshot(self, snapshot: SnapshotRef) -> dict | None:
+        """Keep the data `snapshot.volume` holds now; returns columns to store or None."""
+
+    @abc.abstractmethod
+    def delete_snapshot(self, snapshot: SnapshotRef) -> None:
+        """Free the snapshot; one the backend does not have is already deleted.
+
+        :raises SnapshotIsBusy: the backend cannot delete it now (it stays available).
+        """
+
+    @abc.abstractmethod
+    def create_volume_from_snapshot(self, volume: VolumeRef,
+                                    snapshot: SnapshotRef) -> dict | None:
+        """Allocate *volume* holding the snapshot's data (grown to `volume.size`)."""
+
+    @abc.abstractmethod
+    def revert_to_snapshot(self, volume: VolumeRef, snapshot: SnapshotRef) -> None:
+        """Make *volume*'s data the snapshot's again (same size, as the API requires)."""

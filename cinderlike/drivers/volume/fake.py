@@ -33,7 +33,8 @@ DRIVER_OPTS = [
     cfg.ListOpt('fake_fail', default=[],
                 help='Operations of the fake driver that fail with a backend error '
                      '(failure injection), e.g. "create_volume,extend_volume". '
-                     '"delete_volume_busy" makes deletes fail with VolumeIsBusy.'),
+                     '"delete_volume_busy" makes deletes fail with VolumeIsBusy, '
+                     '"delete_snapshot_busy" snapshot deletes with SnapshotIsBusy.'),
 ]
 
 
@@ -46,10 +47,14 @@ class FakeDriver(base.VolumeDriver):
     def __init__(self, configuration, *, host, sleep=time.sleep):
         super().__init__(configuration, host=host)
         self._volumes: dict[str, int] = {}
+        # snapshot name -> the volume name it was taken of
+        self._snapshots: dict[str, str] = {}
+        # volume name -> the back-end QoS specs it was created with (what an array applies)
+        self.qos: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._sleep = sleep
 
-    def _operate(self, operation: str, volume: base.VolumeRef):
+    def _operate(self, operation: str, volume):
         """Latency, then the injected failure if *operation* is configured to fail."""
         latency = float(self.configuration.fake_latency.get(operation, 0))
         if latency:
@@ -60,6 +65,8 @@ class FakeDriver(base.VolumeDriver):
                 data=f'injected failure of {operation} for {volume.name}')
         if operation == 'delete_volume' and 'delete_volume_busy' in failing:
             raise exception.VolumeIsBusy(volume_name=volume.name)
+        if operation == 'delete_snapshot' and 'delete_snapshot_busy' in failing:
+            raise exception.SnapshotIsBusy(snapshot_name=volume.name)
 
     def do_setup(self, context):
         """Nothing to connect to: the store is this process's memory."""
@@ -81,6 +88,8 @@ class FakeDriver(base.VolumeDriver):
     def create_volume(self, volume):
         self._operate('create_volume', volume)
         self._allocate(volume, volume.size)
+        if volume.qos_specs:
+            self.qos[volume.name] = dict(volume.qos_specs['specs'])
         return {'provider_location': f'fake://{self.host}/{volume.name}'}
 
     def create_cloned_volume(self, volume, source):
@@ -101,6 +110,37 @@ class FakeDriver(base.VolumeDriver):
         if current is None:
             raise exception.VolumeBackendAPIException(data=f'no volume {volume.name}')
         self._allocate(volume, new_size - current)
+
+    def create_snapshot(self, snapshot):
+        self._operate('create_snapshot', snapshot)
+        with self._lock:
+            if snapshot.volume.name not in self._volumes:
+                raise exception.VolumeBackendAPIException(
+                    data=f'no volume {snapshot.volume.name}')
+            self._snapshots[snapshot.name] = snapshot.volume.name
+        return {'provider_location': f'fake://{self.host}/{snapshot.name}'}
+
+    def delete_snapshot(self, snapshot):
+        self._operate('delete_snapshot', snapshot)
+        with self._lock:
+            self._snapshots.pop(snapshot.name, None)
+
+    def create_volume_from_snapshot(self, volume, snapshot):
+        self._operate('create_volume_from_snapshot', volume)
+        if snapshot.name not in self._snapshots:
+            raise exception.VolumeBackendAPIException(data=f'no snapshot {snapshot.name}')
+        self._allocate(volume, volume.size)
+        return {'provider_location': f'fake://{self.host}/{volume.name}'}
+
+    def revert_to_snapshot(self, volume, snapshot):
+        self._operate('revert_to_snapshot', volume)
+        if self._snapshots.get(snapshot.name) != volume.name:
+            raise exception.VolumeBackendAPIException(
+                data=f'no snapshot {snapshot.name} of {volume.name}')
+
+    def has_snapshot(self, snapshot: base.SnapshotRef) -> bool:
+        """Whether the backend holds *snapshot* (tests check with it)."""
+        return snapshot.name in self._snapshots
 
     def create_export(self, volume, connector):
         self._operate('create_export', volume)

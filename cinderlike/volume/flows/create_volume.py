@@ -12,7 +12,9 @@ from taskflow import task
 
 from cinderlike import exception, messages
 from cinderlike.db import pools as db_pools
+from cinderlike.db import qos_specs as db_qos_specs
 from cinderlike.db import settle as db_settle
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
@@ -22,7 +24,8 @@ from cinderlike.states.volumes import Status
 LOG = logging.getLogger(__name__)
 
 # Failures another backend cannot fix: the volume goes straight to `error`.
-NO_RESCHEDULE = (exception.VolumeNotFound, exception.VolumeTypeNotFound)
+NO_RESCHEDULE = (exception.VolumeNotFound, exception.VolumeTypeNotFound,
+                 exception.SnapshotNotFound)
 
 
 class ExtractVolumeRef(task.Task):
@@ -126,15 +129,23 @@ def _message(manager, ctx, volume, error):
 
 
 class ExtractVolumeSpec(task.Task):
-    """What the driver is asked for: a raw volume, or a clone of `source_volid`."""
+    """What the driver is asked for: a raw volume, a clone of `source_volid`, or a volume
+    from `snapshot_id`."""
 
     default_provides = 'volume_spec'
 
     def execute(self, manager, volume):
-        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume), 'source': None}
+        # NOTE(qos): as Cinder, the driver reads the type's back-end QoS specs at create.
+        qos = db_qos_specs.backend_specs(manager.db, type_id=volume.volume_type_id)
+        spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume, qos_specs=qos),
+                'source': None}
         if volume.source_volid:
             source = db_volumes.get(manager.db, volume_id=volume.source_volid)
             spec.update(type='source_vol', source=base.VolumeRef.of(source))
+        elif volume.snapshot_id:
+            snapshot = db_snapshots.get(manager.db, snapshot_id=volume.snapshot_id)
+            origin = db_volumes.get_any(manager.db, volume_id=snapshot.volume_id)
+            spec.update(type='snap', source=base.SnapshotRef.of(snapshot, origin))
         return spec
 
 
@@ -155,6 +166,9 @@ class CreateVolumeFromSpec(task.Task):
         if volume_spec['type'] == 'source_vol':
             update = manager.driver.create_cloned_volume(volume_spec['ref'],
                                                          volume_spec['source'])
+        elif volume_spec['type'] == 'snap':
+            update = manager.driver.create_volume_from_snapshot(volume_spec['ref'],
+                                                                volume_spec['source'])
         else:
             update = manager.driver.create_volume(volume_spec['ref'])
         return dict(update or {})

@@ -15,7 +15,7 @@ import time
 import sqlalchemy as sa
 
 from cinderlike.db import engine
-from cinderlike.db.models import Pool, QuotaUsage, Service, Volume, Worker
+from cinderlike.db.models import Pool, QuotaUsage, Service, Snapshot, Volume, Worker
 from tests.functional.e2e.stack import PROJECT, Stack, wait_for
 
 BACKEND = 'shared'
@@ -33,7 +33,8 @@ def cluster_stack(workdir, *, db_url, transport_url, redis_url, create_latency=5
                   service_down_time=4) -> Stack:
     """A Stack (not started) whose volume members share one file backend in cluster
     `failover`, the driver waiting *create_latency* / *delete_latency* seconds before each
-    create / delete (a taken-over create costs no driver time; a delete is run again)."""
+    create / delete of a volume or a snapshot (a taken-over create costs no driver time; a
+    delete is run again)."""
     stack = Stack(workdir, db_url=db_url, transport_url=transport_url, backends=(BACKEND,),
                   report_interval=report_interval, service_down_time=service_down_time)
     stack.update_config(cluster=CLUSTER, auto_cleanup_enabled=auto_cleanup,
@@ -46,7 +47,9 @@ def cluster_stack(workdir, *, db_url, transport_url, redis_url, create_latency=5
     stack.update_config(BACKEND, volume_driver='file',
                         file_volume_directory=workdir / 'shared',
                         file_latency=f'create_volume:{create_latency},'
-                                     f'delete_volume:{delete_latency}')
+                                     f'delete_volume:{delete_latency},'
+                                     f'create_snapshot:{create_latency},'
+                                     f'delete_snapshot:{delete_latency}')
     return stack
 
 
@@ -64,7 +67,7 @@ def start(stack, timeout=STARTUP) -> None:
     stack.start('api')
     stack.wait_for_api(timeout=timeout)
     stack.ok('PUT', f'{V}/os-quota-sets/{PROJECT}',
-             {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
+             {'quota_set': {'volumes': -1, 'gigabytes': -1, 'snapshots': -1}}, expect=200)
     wait_for(lambda: POOL in stack.pool_names(), timeout=timeout,
              what=f'the scheduler to know pool {POOL}')
 
@@ -98,6 +101,21 @@ class Database:
         with self.db.reader() as s:
             return dict(s.execute(sa.select(Volume.id, Volume.status)
                                   .where(Volume.id.in_(list(ids)))).all())
+
+    def snapshot_statuses(self, ids) -> dict[str, str]:
+        """{snapshot id: status} ('deleted' once soft-deleted)."""
+        with self.db.reader() as s:
+            return dict(s.execute(sa.select(Snapshot.id, Snapshot.status)
+                                  .where(Snapshot.id.in_(list(ids)))).all())
+
+    def snapshot_quota_drift(self) -> int:
+        """|snapshots in_use - live snapshots|, plus whatever is reserved."""
+        with self.db.reader() as s:
+            live = s.scalar(sa.select(sa.func.count()).select_from(Snapshot).where(
+                Snapshot.deleted.is_(False), Snapshot.project_id == PROJECT))
+            usage = s.scalars(sa.select(QuotaUsage).where(
+                QuotaUsage.project_id == PROJECT, QuotaUsage.resource == 'snapshots')).first()
+        return abs((usage.in_use if usage else 0) - live) + (usage.reserved if usage else 0)
 
     def leftovers(self) -> dict:
         """Workers rows and transitional volumes, for a failure message."""

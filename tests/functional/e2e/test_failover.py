@@ -10,9 +10,11 @@ cleanup is off; two deletes of one volume through both members reach the driver 
 import signal
 
 import pytest
+import sqlalchemy as sa
 
 from cinderlike import conf as cl_conf
 from cinderlike import context, rpc
+from cinderlike.db.models import Worker
 from cinderlike.volume import rpcapi as volume_rpcapi
 from tests.fixtures.database import fresh_database
 from tests.functional.e2e import failover
@@ -158,3 +160,51 @@ def test_two_deletes_of_one_volume_through_both_members_reach_the_driver_once(ma
     assert not any('was already gone' in log for log in logs.values())
     assert not path.exists()
     _clean_end(stack, db)
+
+
+def _snapshots(stack, volume_id, count) -> list[str]:
+    return [stack.ok('POST', f'{V}/snapshots', {'snapshot': {
+        'volume_id': volume_id, 'name': f'snap-{i}'}}, expect=202)['snapshot']['id']
+        for i in range(count)]
+
+
+def _snapshots_settled(db, ids) -> dict[str, str]:
+    def settled():
+        found = db.snapshot_statuses(ids)
+        if any(status in ('creating', 'deleting') for status in found.values()):
+            return None
+        return found if db.workers() == 0 else None
+    return wait_for(settled, timeout=failover.SETTLE, what=f'{len(ids)} snapshots to settle')
+
+
+def test_a_killed_members_snapshot_work_is_settled_by_its_peer(make_stack):
+    """Snapshot creates and deletes in flight on a member killed with kill -9: its peer
+    sets the creates to error and runs the deletes again, as it does for volumes."""
+    stack, db = make_stack()
+    victim = _ids(stack, db, 'volume-a')
+    (volume_id,) = failover.create(stack, 1)
+    assert failover.wait_settled(db, [volume_id]) == {volume_id: 'available'}
+    ready = _snapshots(stack, volume_id, 4)
+    assert set(_snapshots_settled(db, ready).values()) == {'available'}
+    loaded = set(_snapshots(stack, volume_id, 6))
+    for snapshot_id in ready:
+        stack.ok('DELETE', f'{V}/snapshots/{snapshot_id}', expect=202)
+    loaded |= set(ready)
+    taken: set = set()
+
+    def busy():
+        with db.db.reader() as s:
+            taken.update(s.scalars(sa.select(Worker.resource_id)))
+        held = db.held(victim)
+        return held if loaded <= taken and {'creating', 'deleting'} <= set(
+            held.values()) else None
+    held = wait_for(busy, timeout=60, what='the victim to hold snapshot creates and deletes')
+    failover.signal_group(stack.daemons['volume-a'], signal.SIGKILL)
+    settled = _snapshots_settled(db, list(loaded))
+    assert {sid: settled[sid] for sid in held} == {
+        sid: OUTCOME[status] for sid, status in held.items()}
+    assert 'Took over' in stack.daemons['volume-b'].log()
+    assert db.snapshot_quota_drift() == 0
+    on_disk = {p.name for p in (stack.workdir / 'shared').iterdir()}
+    for snapshot_id, status in settled.items():
+        assert (f'snapshot-{snapshot_id}' in on_disk) == (status == 'available'), snapshot_id

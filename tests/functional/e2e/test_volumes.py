@@ -155,3 +155,67 @@ def test_a_driver_failure_is_rescheduled_to_another_backend(stack):
     assert os.path.getsize(_file(stack, volume)) == GiB
     log = stack.daemons['volume'].log()
     assert f'injected failure of create_volume for volume-{volume["id"]}' in log
+
+
+def _snapshot_settled(stack, snapshot_id, wanted):
+    def steady():
+        snapshot = stack.ok('GET', f'{V}/snapshots/{snapshot_id}', expect=200)['snapshot']
+        return snapshot if snapshot['status'] not in ('creating', 'deleting') else None
+    snapshot = wait_for(steady, timeout=SETTLE, what=f'snapshot {snapshot_id} to settle')
+    assert snapshot['status'] == wanted, snapshot
+    return snapshot
+
+
+def _write_at(path, data: bytes):
+    with open(path, 'r+b') as disk:
+        disk.seek(GiB + 4096)
+        disk.write(data)
+
+
+def _read_at(path, size: int) -> bytes:
+    with open(path, 'rb') as disk:
+        disk.seek(GiB + 4096)
+        return disk.read(size)
+
+
+def test_snapshot_volume_from_snapshot_revert_and_cascade_keep_the_data(stack):
+    """Write, snapshot, overwrite: the volume made from the snapshot and the reverted
+    volume read the old bytes; a cascade delete removes the snapshot's file too."""
+    _create_type(stack, 'snapshots-on-file1', volume_backend_name='file1')
+    volume = _create_volume(stack, size=2, name='original', volume_type='snapshots-on-file1')
+    volume = _settled(stack, volume['id'], 'available')
+    path = _file(stack, volume)
+    _write_at(path, b'the old pattern')
+    snapshot = stack.ok('POST', f'{V}/snapshots', {'snapshot': {
+        'volume_id': volume['id'], 'name': 'before'}}, expect=202)['snapshot']
+    snapshot = _snapshot_settled(stack, snapshot['id'], 'available')
+    assert (snapshot['size'], snapshot['volume_id']) == (2, volume['id'])
+    snapshot_file = stack.workdir / 'file1' / f'snapshot-{snapshot["id"]}'
+    assert snapshot_file.exists()
+    _write_at(path, b'THE NEW PATTERN')
+
+    smaller = stack.request('POST', f'{V}/volumes', {'volume': {
+        'snapshot_id': snapshot['id'], 'size': 1}})
+    assert smaller[0] == 400 and 'cannot be smaller than the snapshot size' in str(smaller[1])
+    copy = _create_volume(stack, snapshot_id=snapshot['id'], size=3, name='from-snapshot')
+    copy = _settled(stack, copy['id'], 'available')
+    assert (copy['snapshot_id'], copy['size'], _backend(copy)) == (snapshot['id'], 3, 'file1')
+    assert _read_at(_file(stack, copy), 15) == b'the old pattern'
+    assert os.path.getsize(_file(stack, copy)) == 3 * GiB
+
+    stack.ok('POST', f'{V}/volumes/{volume["id"]}/action',
+             {'revert': {'snapshot_id': snapshot['id']}}, expect=202, version='3.40')
+    wait_for(lambda: _volume(stack, volume['id'])['status'] == 'available', timeout=SETTLE,
+             what='the revert to finish')
+    assert _read_at(path, 15) == b'the old pattern'
+
+    refused = stack.request('DELETE', f'{V}/volumes/{volume["id"]}')
+    assert refused[0] == 400 and 'have snapshots' in refused[1]['badRequest']['message']
+    stack.ok('DELETE', f'{V}/volumes/{volume["id"]}?cascade=true', expect=202)
+    stack.ok('DELETE', f'{V}/volumes/{copy["id"]}', expect=202)
+    for gone in (volume, copy):
+        wait_for(lambda v=gone: stack.request('GET', f'{V}/volumes/{v["id"]}')[0] == 404,
+                 timeout=SETTLE, what=f'volume {gone["id"]} to be deleted')
+        assert not _file(stack, gone).exists()
+    assert stack.request('GET', f'{V}/snapshots/{snapshot["id"]}')[0] == 404
+    assert not snapshot_file.exists()

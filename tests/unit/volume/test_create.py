@@ -1,5 +1,6 @@
 """volume/create.py + flows/create_volume.py: create, clone, reschedule, last attempt."""
 
+import pytest
 from oslo_messaging.notify import _impl_test
 
 from cinderlike.drivers.volume import base
@@ -127,3 +128,19 @@ def test_a_reschedule_that_cannot_be_sent_ends_in_error(manager, db, conf):
     _create(manager, volume, attempts=1)
     assert row(db, volume.id).status == 'error'
     assert event_ids(db) == ['VOLUME_VOLUME_008_012'] and workers(db) == []
+
+
+@pytest.mark.parametrize('consumer, applied', [('back-end', True), ('both', True),
+                                               ('front-end', False)])
+def test_the_types_back_end_qos_specs_reach_the_driver(manager, db, consumer, applied):
+    from cinderlike.db import qos_specs as db_qos_specs
+    from cinderlike.db import volume_types as db_types
+    qos = db_qos_specs.create(db, name=f'gold-{consumer}', consumer=consumer,
+                              specs={'total_iops_sec': '500'})
+    db_qos_specs.associate(db, specs_id=qos.id,
+                           type_id=db_types.get_by_name(db, name='__DEFAULT__').id)
+    volume = add_volume(db)
+    _create(manager, volume, attempts=1)
+    assert row(db, volume.id).status == 'available'
+    name = f'volume-{volume.id}'
+    assert manager.driver.qos.get(name) == ({'total_iops_sec': '500'} if applied else None)
