@@ -143,7 +143,7 @@ def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
     _add_v3_route(app, '/snapshots/detail', collection, suffix='detail')
     _add_v3_route(app, '/snapshots/{snapshot_id}', snapshots.Snapshot(conf, db, enforcer, rpc))
     _add_v3_route(app, '/snapshots/{snapshot_id}/action',
-                  snapshots.SnapshotActions(db, enforcer, rpc))
+                  snapshots.SnapshotActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata',
                   snapshot_metadata.SnapshotMetadata(db, enforcer))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata/{key}',

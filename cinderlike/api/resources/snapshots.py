@@ -8,7 +8,7 @@ import ast
 import falcon
 from oslo_utils import strutils
 
-from cinderlike import exception
+from cinderlike import exception, notifications
 from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.operations import snapshots as operations
@@ -186,6 +186,7 @@ class Snapshot:
         self._enforcer = enforcer
         self._rpc = rpc
         self._render = SnapshotRenderer(conf, db, enforcer)
+        self._notifier = notifications.SnapshotNotifier(conf, db, host=conf.host)
 
     def _load(self, req: falcon.Request, snapshot_id: str, rule: str):
         ctx = req.context.ctx
@@ -211,8 +212,8 @@ class Snapshot:
             for key in (f'display_{field}', field):
                 if key in changes:
                     values[f'display_{field}'] = _stripped(changes[key])
-        db_snapshots.update(self._db, snapshot_id=snapshot_id, values=values)
-        snapshot = operations.get(self._db, req.context.ctx, snapshot_id=snapshot_id)
+        snapshot = operations.update(self._db, req.context.ctx, snapshot_id=snapshot_id,
+                                     values=values, notifier=self._notifier)
         resp.media = self._render.one(req, snapshot, extensions=False)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
@@ -234,10 +235,11 @@ class SnapshotActions:
         'os-force_delete': (schema.force_delete, policy.FORCE_DELETE_POLICY),
     }
 
-    def __init__(self, db, enforcer, rpc):
+    def __init__(self, conf, db, enforcer, rpc):
         self._db = db
         self._enforcer = enforcer
         self._rpc = rpc
+        self._notifier = notifications.SnapshotNotifier(conf, db, host=conf.host)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
         """:raises Invalid, ValidationError, SnapshotNotFound, InvalidSnapshot:"""
@@ -255,7 +257,7 @@ class SnapshotActions:
                                              'user_id': snapshot.user_id})
         if action == 'os-reset_status':
             operations.reset_status(self._db, ctx, snapshot_id=snapshot_id,
-                                    status=args['status'].lower())
+                                    status=args['status'].lower(), notifier=self._notifier)
         elif action == 'os-update_snapshot_status':
             operations.update_status(self._db, ctx, snapshot_id=snapshot_id,
                                      status=args['status'], progress=args.get('progress') or None)

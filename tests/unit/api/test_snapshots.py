@@ -2,6 +2,7 @@
 
 import pytest
 from falcon import testing
+from oslo_messaging.notify import _impl_test
 from oslo_policy import policy
 
 from cinderlike.api.app import create_app
@@ -193,3 +194,38 @@ def test_members_delete_their_projects_snapshots(kclient, db, rpc):
     snapshot = add_snapshot(db, add_volume(db, project=PROJECT))
     assert _delete(kclient, snapshot.id, headers=user()).status_code == 202
     assert [s.status for s in snapshot_rows(db)] == ['deleting']
+
+
+# --- notifications -------------------------------------------------------------
+
+def _notifying_client(conf, db):
+    conf.set_override('driver', ['test'], group='oslo_messaging_notifications')
+    _impl_test.reset()
+    # NOTE(notifier): the app's notifiers take the conf's driver when the app is built.
+    return testing.TestClient(create_app(conf, db=db))
+
+
+def _sent():
+    return [(m['publisher_id'], m['event_type'], m['payload'])
+            for _ctxt, m, _prio, _retry in _impl_test.NOTIFICATIONS]
+
+
+def test_update_sends_snapshot_update_start_and_end(conf, seeded):
+    client = _notifying_client(conf, seeded)
+    volume = add_volume(seeded, availability_zone='az1')
+    snapshot = add_snapshot(seeded, volume, display_name='old', metadata={'k': 'v'})
+    assert _put(client, snapshot.id, {'snapshot': {'name': 'new'}}).status_code == 200
+    (pub1, start, before), (pub2, end, after) = _sent()
+    assert (pub1, start, pub2, end) == (f'snapshot.{conf.host}', 'snapshot.update.start',
+                                        f'snapshot.{conf.host}', 'snapshot.update.end')
+    assert (before['display_name'], after['display_name']) == ('old', 'new')
+    assert (after['snapshot_id'], after['volume_id'], after['availability_zone'],
+            after['tenant_id'], after['status']) == (snapshot.id, volume.id, 'az1', 'admin',
+                                                     'available')
+
+
+def test_a_refused_update_sends_nothing(conf, seeded):
+    client = _notifying_client(conf, seeded)
+    assert _put(client, MISSING, {'snapshot': {'name': 'new'}}).status_code == 404
+    assert _put(client, MISSING, {'snapshot': {}}).status_code == 400
+    assert _sent() == []

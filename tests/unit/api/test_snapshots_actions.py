@@ -1,7 +1,10 @@
 """POST /snapshots/{id}/action (reset, update status, force delete) and the volume action revert."""
 
 import pytest
+from falcon import testing
+from oslo_messaging.notify import _impl_test
 
+from cinderlike.api.app import create_app
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from tests.unit.api.snapshot_fixtures import action, add_snapshot, fault
@@ -272,3 +275,18 @@ def test_revert_policy(kclient, db, rpc):
 def test_revert_of_an_unknown_volume_is_404(vclient, rpc):
     assert fault(_revert(vclient, MISSING, MISSING)) == (
         404, f'Volume {MISSING} could not be found.')
+
+
+def test_reset_sends_snapshot_reset_status_start_and_end(conf, seeded):
+    conf.set_override('driver', ['test'], group='oslo_messaging_notifications')
+    _impl_test.reset()
+    client = testing.TestClient(create_app(conf, db=seeded))
+    snapshot = add_snapshot(seeded, add_volume(seeded), status='creating')
+    assert action(client, snapshot.id, {'os-reset_status': {'status': 'error'}}).status_code == 202
+    assert [(m['event_type'], m['payload']['status'])
+            for _c, m, _p, _r in _impl_test.NOTIFICATIONS] == [
+        ('snapshot.reset_status.start', 'creating'), ('snapshot.reset_status.end', 'error')]
+    # os-update_snapshot_status and os-force_delete send none from the API (as Cinder's).
+    _impl_test.reset()
+    assert action(client, snapshot.id, {'os-force_delete': {}}).status_code == 202
+    assert _impl_test.NOTIFICATIONS == []
