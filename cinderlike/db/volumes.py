@@ -55,7 +55,6 @@ def other_project_snapshots() -> sa.ColumnElement:
 
 
 # NOTE(order): Cinder names the expected statuses in this order in its messages.
-_DELETE_STATUSES = ('available', 'error', 'error_restoring', 'error_extending', 'error_managing')
 _DELETE_TAIL = ('must not be migrating, attached, belong to a group, have snapshots, awaiting '
                 'a transfer, or be disassociated from snapshots after volume transfer.')
 
@@ -121,7 +120,7 @@ def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
 def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     """Cinder's 400 for *action* refused on *row*, naming the states it expects."""
     if action in ('delete', 'delete_cascade'):
-        expected = ' or '.join(_DELETE_STATUSES)
+        expected = ' or '.join(states.DELETABLE)
         return exception.InvalidVolume(reason=f'Volume status must be {expected} and '
                                               f'{_DELETE_TAIL}')
     if action in ('force_delete', 'force_delete_cascade'):

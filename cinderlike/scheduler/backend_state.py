@@ -8,10 +8,8 @@ import dataclasses
 import datetime
 from collections.abc import Mapping
 
-from cinderlike import exception
-from cinderlike.scheduler import capacity, evaluator
-
-DEFAULT_POOL_NAME = '_pool0'
+from cinderlike import capacity, exception
+from cinderlike.scheduler import evaluator
 
 # Cinder's protocol spellings (common/constants.py); a pool matches any variant of its own.
 _PROTOCOL_VARIANTS = (
@@ -31,13 +29,6 @@ def protocol_variants(protocol):
             if protocol in group:
                 return group
     return (protocol,)
-
-
-def _number(value):
-    """Reports may carry numbers as strings; 'infinite'/'unknown'/None stay as they are."""
-    if value is None or capacity.is_unlimited(value) or isinstance(value, (int, float)):
-        return value
-    return float(value)
 
 
 def _compile(text):
@@ -144,10 +135,11 @@ class PoolState:
 
     def limit_gb(self, thin: bool) -> float | None:
         """The most that may be provisioned here for a thin or thick request (None: unlimited)."""
-        thin = thin and self.thin_provisioning_support
-        return capacity.capacity_limit_gb(
-            self.total_capacity_gb, self.reserved_percentage, thin,
-            self.max_over_subscription_ratio if thin else 1.0, free=self.free_capacity_gb)
+        return capacity.pool_limit_gb(
+            total=self.total_capacity_gb, free=self.free_capacity_gb,
+            reserved_percentage=self.reserved_percentage,
+            thin_support=self.thin_provisioning_support,
+            ratio=self.max_over_subscription_ratio, thin=thin)
 
     def consume(self, size_gb: float, now: datetime.datetime | None = None) -> None:
         """Count a placement in this in-memory view until the next report (consume_from_volume)."""
@@ -176,21 +168,19 @@ class PoolState:
     def from_capability(cls, cap, *, host, pool_name, cluster_name=None, availability_zone=None,
                         updated_at=None, seq=None, default_ratio='20.0'):
         """Build a pool from its (already merged) capability dict, as PoolState does."""
-        allocated = _number(cap.get('allocated_capacity_gb', 0)) or 0
-        provisioned = _number(cap.get('provisioned_capacity_gb', allocated))
-        total = _number(cap.get('total_capacity_gb', 0))
-        free = _number(cap.get('free_capacity_gb', 0))
+        allocated = capacity.number(cap.get('allocated_capacity_gb', 0)) or 0
+        provisioned = capacity.number(cap.get('provisioned_capacity_gb', allocated))
+        total = capacity.number(cap.get('total_capacity_gb', 0))
+        free = capacity.number(cap.get('free_capacity_gb', 0))
         thin_support = bool(cap.get('thin_provisioning_support', False))
-        ratio = capacity.max_over_subscription_ratio(
-            cap.get('max_over_subscription_ratio'), thin_support=thin_support, total=total,
-            free=free, provisioned=provisioned, default=default_ratio)
+        ratio = capacity.reported_ratio(cap, default=default_ratio)
         protocol = cap.get('storage_protocol')
         return cls(
             host=host, pool_name=pool_name, cluster_name=cluster_name,
             availability_zone=availability_zone, capabilities=cap,
             total_capacity_gb=total, free_capacity_gb=free,
             allocated_capacity_gb=allocated, provisioned_capacity_gb=provisioned or 0,
-            reserved_percentage=_number(cap.get('reserved_percentage', 0)) or 0,
+            reserved_percentage=capacity.number(cap.get('reserved_percentage', 0)) or 0,
             thin_provisioning_support=thin_support,
             thick_provisioning_support=bool(cap.get('thick_provisioning_support', False)),
             max_over_subscription_ratio=ratio, multiattach=bool(cap.get('multiattach', False)),
@@ -229,19 +219,16 @@ class BackendState:
         pool named after volume_backend_name (or '_pool0'); an empty list gives no pools.
         """
         report = dict(report or {})
-        pools_report = report.pop('pools', None)
+        single = report.get('pools') is None
+        expanded = capacity.report_pools(report)
+        report.pop('pools', None)
         az = availability_zone or report.get('availability_zone')
         common = dict(host=host, cluster_name=cluster_name, availability_zone=az,
                       updated_at=updated_at, seq=seq, default_ratio=default_ratio)
         pools = {}
-        if pools_report and isinstance(pools_report, list):
-            for pool_report in pools_report:
-                cap = _merge_backend_info(dict(pool_report), report)
-                name = cap['pool_name']
-                pools[name] = PoolState.from_capability(cap, pool_name=name, **common)
-        elif pools_report is None:
-            name = report.get('volume_backend_name') or DEFAULT_POOL_NAME
-            cap = _with_protocol_variants(report)
+        for name, pool_report in expanded:
+            cap = (_with_protocol_variants(report) if single
+                   else _merge_backend_info(dict(pool_report), report))
             pools[name] = PoolState.from_capability(cap, pool_name=name, **common)
         return cls(host=host, cluster_name=cluster_name, availability_zone=az,
                    capabilities=report, pools=pools, updated_at=updated_at, seq=seq)

@@ -5,7 +5,7 @@ Filters and weighers look at this object instead of digging through the dicts pe
 
 import dataclasses
 
-from cinderlike.scheduler import capacity
+from cinderlike import capacity
 
 
 @dataclasses.dataclass(slots=True)

@@ -9,11 +9,10 @@ import copy
 
 from oslo_log import log as logging
 
+from cinderlike import capacity, notifications
 from cinderlike import context as context_mod
-from cinderlike import notifications
 from cinderlike.db import pools as db_pools
 from cinderlike.periodic import periodic
-from cinderlike.scheduler import backend_state, capacity
 
 LOG = logging.getLogger(__name__)
 
@@ -43,10 +42,10 @@ class VolumePeriodics:
 
     def _record_pools(self, capabilities, *, sequence, gathered_at):
         """Store this report's pool limits, so every scheduler's claims have a ceiling."""
-        backend = backend_state.BackendState.from_report(
-            self.host, capabilities, cluster_name=self.cluster_name,
-            default_ratio=self.configuration.max_over_subscription_ratio)
-        limits = [pool_limits(pool) for pool in backend.pools.values()]
+        ratio = self.configuration.max_over_subscription_ratio
+        limits = [pool_limits(f'{self.cluster_name or self.host}#{name}', cap,
+                              default_ratio=ratio)
+                  for name, cap in capacity.report_pools(capabilities)]
         db_pools.record_report(
             self.db, backend=self.host, cluster_name=self.cluster_name, pools=limits,
             seq=sequence, gathered_at=gathered_at)
@@ -74,17 +73,24 @@ def _finite(value):
     return None if value is None or capacity.is_unlimited(value) else float(value)
 
 
-def pool_limits(pool: backend_state.PoolState) -> dict:
-    """What the pools row keeps of a reported pool; `capacity_limit_gb` is CapacityFilter's
-    ceiling (thin when the pool supports it), NULL when the pool is not limited."""
-    ratio = pool.capabilities.get('max_over_subscription_ratio')
+def pool_limits(name: str, cap: dict, *, default_ratio='20.0') -> dict:
+    """What the pools row *name* ('<cluster or host>#<pool>') keeps of a pool's report;
+    `capacity_limit_gb` is CapacityFilter's ceiling (thin when the pool supports it), NULL
+    when the pool is not limited."""
+    total = capacity.number(cap.get('total_capacity_gb', 0))
+    free = capacity.number(cap.get('free_capacity_gb', 0))
+    reserved = capacity.number(cap.get('reserved_percentage', 0)) or 0
+    thin_support = bool(cap.get('thin_provisioning_support', False))
+    ratio = capacity.reported_ratio(cap, default=default_ratio)
+    reported = cap.get('max_over_subscription_ratio')
     return {
-        'name': pool.backend_id,
-        'total_capacity_gb': _finite(pool.total_capacity_gb),
-        'free_capacity_gb': _finite(pool.free_capacity_gb),
-        'reserved_percentage': int(pool.reserved_percentage or 0),
-        'thin_provisioning': pool.thin_provisioning_support,
-        'max_over_subscription_ratio': str(ratio if ratio is not None
-                                           else pool.max_over_subscription_ratio),
-        'capacity_limit_gb': pool.limit_gb(True),
+        'name': name,
+        'total_capacity_gb': _finite(total),
+        'free_capacity_gb': _finite(free),
+        'reserved_percentage': int(reserved),
+        'thin_provisioning': thin_support,
+        'max_over_subscription_ratio': str(reported if reported is not None else ratio),
+        'capacity_limit_gb': capacity.pool_limit_gb(
+            total=total, free=free, reserved_percentage=reserved, thin_support=thin_support,
+            ratio=ratio, thin=True),
     }

@@ -66,3 +66,47 @@ def test_main_prints_problems_and_exits_nonzero(tree, capsys):
 def test_main_exits_zero_on_a_clean_tree(tree, capsys):
     assert check_style.main([str(tree)]) == 0
     assert capsys.readouterr().out == ''
+
+
+@pytest.mark.parametrize('module, line, expected', [
+    ('cinderlike/volume/periodics.py', 'from cinderlike.scheduler import backend_state',
+     'cinderlike/volume/periodics.py:1: cinderlike.volume must not import '
+     'cinderlike.scheduler.backend_state (only cinderlike.scheduler.rpcapi, '
+     'cinderlike.volume.rpcapi, cinderlike.backup.rpcapi)'),
+    ('cinderlike/api/operations/x.py', 'from cinderlike.volume import manager',
+     'cinderlike/api/operations/x.py:1: cinderlike.api must not import '
+     'cinderlike.volume.manager (only cinderlike.scheduler.rpcapi, cinderlike.volume.rpcapi, '
+     'cinderlike.backup.rpcapi)'),
+    ('cinderlike/db/x.py', 'from cinderlike import quota',
+     'cinderlike/db/x.py:1: cinderlike.db may import only cinderlike.db, cinderlike.states, '
+     'cinderlike.exception, cinderlike.capacity, not cinderlike.quota'),
+    ('cinderlike/drivers/volume/x.py', 'import cinderlike.db.volumes',
+     'cinderlike/drivers/volume/x.py:1: cinderlike.drivers must not import '
+     'cinderlike.db.volumes'),
+    ('cinderlike/scheduler/x.py', 'from cinderlike.api import faults',
+     'cinderlike/scheduler/x.py:1: cinderlike.scheduler must not import '
+     'cinderlike.api.faults'),
+])
+def test_import_rules_of_the_architecture_are_enforced(tree, module, line, expected):
+    for package in ('scheduler', 'volume', 'api', 'db', 'drivers', 'drivers/volume',
+                    'api/operations'):
+        _write(tree, f'cinderlike/{package}/__init__.py', '')
+    for name in ('scheduler/backend_state', 'scheduler/rpcapi', 'volume/manager', 'quota',
+                 'db/volumes', 'api/faults'):
+        _write(tree, f'cinderlike/{name}.py', '')
+    _write(tree, module, line + '\n')
+    assert check_style.import_violations(tree) == [expected]
+
+
+def test_rpcapi_clients_and_own_modules_are_allowed(tree):
+    for name in ('scheduler/__init__', 'scheduler/rpcapi', 'scheduler/capacity',
+                 'volume/__init__', 'volume/rpcapi', 'volume/delete'):
+        _write(tree, f'cinderlike/{name}.py', '')
+    _write(tree, 'cinderlike/volume/manager.py',
+           'from cinderlike.scheduler import rpcapi\nfrom cinderlike.volume import delete\n')
+    _write(tree, 'cinderlike/scheduler/manager.py', 'from cinderlike.volume import rpcapi\n')
+    assert check_style.import_violations(tree) == []
+
+
+def test_the_package_keeps_the_import_rules():
+    assert check_style.import_violations(_SCRIPT.parents[1]) == []

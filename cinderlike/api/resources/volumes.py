@@ -17,6 +17,7 @@ from cinderlike.api.schemas import volumes as schema
 from cinderlike.api.views import volumes as view
 from cinderlike.db import volumes as db_volumes
 from cinderlike.policies import volumes as policy
+from cinderlike.states import volumes as states
 
 # Cinder's resource_filters.json for volumes: what non-admins may filter on (3.31+).
 ALLOWED_FILTERS = ('name', 'status', 'metadata', 'bootable', 'migration_status',
@@ -272,13 +273,6 @@ class Volume:
         resp.status = falcon.HTTP_202
 
 
-# Cinder's admin reset-state values.
-_RESET_STATUSES = frozenset({'creating', 'available', 'deleting', 'error', 'error_deleting',
-                             'error_managing', 'managing', 'attaching', 'in-use', 'detaching',
-                             'maintenance'})
-_RESET_ATTACH = frozenset({'attached', 'detached'})
-_RESET_MIGRATION = frozenset({'migrating', 'error', 'success', 'completing', 'none',
-                              'starting'})
 
 
 def _reset_values(asked: dict) -> dict:
@@ -287,9 +281,10 @@ def _reset_values(asked: dict) -> dict:
         raise exception.ValidationError(
             detail="Must specify 'status', 'attach_status' or 'migration_status' for update.")
     values = {}
-    for key, valid, label in (('status', _RESET_STATUSES, 'status'),
-                              ('attach_status', _RESET_ATTACH, 'attach status'),
-                              ('migration_status', _RESET_MIGRATION, 'migration status')):
+    for key, valid, label in (
+            ('status', states.RESET_STATUSES, 'status'),
+            ('attach_status', states.RESET_ATTACH_STATUSES, 'attach status'),
+            ('migration_status', states.RESET_MIGRATION_STATUSES, 'migration status')):
         if asked.get(key):
             value = asked[key].lower()
             if value not in valid:
@@ -328,7 +323,7 @@ class VolumeActions:
         resp.status = falcon.HTTP_202
         if action == 'os-extend':
             attached = (req.context.api_version.matches(mv.VOLUME_EXTEND_INUSE)
-                        and volume.status == 'in-use')
+                        and volume.status == states.Status.IN_USE)
             self._enforcer.authorize(ctx, policy.EXTEND_ATTACHED_POLICY if attached
                                      else policy.EXTEND_POLICY, target)
             operations.extend(self._conf, self._db, self._rpc, ctx, volume_id=volume_id,

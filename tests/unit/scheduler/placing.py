@@ -3,11 +3,11 @@
 import datetime
 import uuid
 
+from cinderlike import capacity
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import utcnow
-from cinderlike.scheduler import backend_state
 from cinderlike.volume import periodics
 
 T0 = datetime.datetime(2026, 1, 1, 12, 0, 0)
@@ -28,10 +28,10 @@ def capabilities(*, pool='pool1', total=100, free=None, thin=False, ratio='1.0',
 
 def record(db, host, caps, *, seq=1, at=T0, cluster_name=None):
     """What a volume service's report writes to the pools rows."""
-    backend = backend_state.BackendState.from_report(host, caps, cluster_name=cluster_name)
     return db_pools.record_report(
         db, backend=host, cluster_name=cluster_name, seq=seq, gathered_at=at,
-        pools=[periodics.pool_limits(p) for p in backend.pools.values()])
+        pools=[periodics.pool_limits(f'{cluster_name or host}#{name}', cap)
+               for name, cap in capacity.report_pools(caps)])
 
 
 def add_backend(db, manager, host='n1@lvm', *, seq=1, az='nova', cluster_name=None, **caps):

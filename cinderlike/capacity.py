@@ -1,4 +1,5 @@
-"""Capacity math shared by the scheduler's CapacityFilter/CapacityWeigher and the DB claim.
+"""Capacity math shared by the scheduler (CapacityFilter, CapacityWeigher), the volume
+service (the pool limits it records with each report) and the database claim.
 
 Cinder's formulas (capacity_filter.py, sched_utils.calculate_capacity_factors), in one place so
 that what the filter accepts and the ceiling the database claim enforces cannot drift apart.
@@ -8,11 +9,43 @@ import math
 
 INFINITE_UNKNOWN = ('infinite', 'unknown')
 INITIAL_AUTO_RATIO = 20.0
+# The one pool of a driver that reports no `pools` and no volume_backend_name.
+DEFAULT_POOL_NAME = '_pool0'
 
 
 def is_unlimited(value) -> bool:
     """True for the 'infinite'/'unknown' capacities some drivers report."""
     return isinstance(value, str) and value in INFINITE_UNKNOWN
+
+
+def number(value):
+    """Reports may carry numbers as strings; 'infinite'/'unknown'/None stay as they are."""
+    if value is None or is_unlimited(value) or isinstance(value, (int, float)):
+        return value
+    return float(value)
+
+
+def report_pools(report: dict) -> list[tuple[str, dict]]:
+    """(pool name, pool report) of a capability report, as Cinder's HostManager expands it:
+    each entry of its `pools` list, or for a driver without pools the report itself, named
+    after volume_backend_name (or '_pool0'); an empty list has no pools."""
+    pools = report.get('pools')
+    if pools is None:
+        return [(report.get('volume_backend_name') or DEFAULT_POOL_NAME, report)]
+    if not isinstance(pools, list):
+        return []
+    return [(pool['pool_name'], pool) for pool in pools]
+
+
+def reported_ratio(cap: dict, *, default='20.0') -> float:
+    """The max over-subscription ratio of a pool report, 'auto' resolved."""
+    allocated = number(cap.get('allocated_capacity_gb', 0)) or 0
+    return max_over_subscription_ratio(
+        cap.get('max_over_subscription_ratio'),
+        thin_support=bool(cap.get('thin_provisioning_support', False)),
+        total=number(cap.get('total_capacity_gb', 0)),
+        free=number(cap.get('free_capacity_gb', 0)),
+        provisioned=number(cap.get('provisioned_capacity_gb', allocated)), default=default)
 
 
 def thin_requested(extra_specs) -> bool:
@@ -55,6 +88,14 @@ def capacity_limit_gb(total, reserved_percentage, thin, ratio, *, free=None) -> 
         return None
     available = float(total) - reserved_capacity_gb(total, reserved_percentage)
     return available * float(ratio) if thin else available
+
+
+def pool_limit_gb(*, total, free, reserved_percentage, thin_support, ratio,
+                  thin: bool) -> float | None:
+    """A pool's ceiling for a thin or thick request (thin only where the pool supports it)."""
+    thin = thin and thin_support
+    return capacity_limit_gb(total, reserved_percentage, thin, ratio if thin else 1.0,
+                             free=free)
 
 
 def virtual_free_gb(limit, free, provisioned, thin) -> float:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cinderlike.scheduler import capacity
+from cinderlike import capacity
 
 
 @pytest.mark.parametrize('total, reserved, thin, ratio, free, expected', [
