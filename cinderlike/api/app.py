@@ -26,6 +26,8 @@ from cinderlike.api.resources import (
     quota_sets,
     scheduler_stats,
     services,
+    snapshot_metadata,
+    snapshots,
     transfers,
     type_access,
     type_extra_specs,
@@ -147,6 +149,20 @@ def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
                       transfers.TransferAccept(conf, db, enforcer, legacy=legacy))
 
 
+def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Snapshots, their metadata and the snapshot actions."""
+    collection = snapshots.Snapshots(conf, db, enforcer, rpc)
+    _add_v3_route(app, '/snapshots', collection)
+    _add_v3_route(app, '/snapshots/detail', collection, suffix='detail')
+    _add_v3_route(app, '/snapshots/{snapshot_id}', snapshots.Snapshot(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/snapshots/{snapshot_id}/action',
+                  snapshots.SnapshotActions(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/snapshots/{snapshot_id}/metadata',
+                  snapshot_metadata.SnapshotMetadata(db, enforcer))
+    _add_v3_route(app, '/snapshots/{snapshot_id}/metadata/{key}',
+                  snapshot_metadata.SnapshotMetadataItem(db, enforcer))
+
+
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
                                   enforcer: Enforcer) -> None:
     _add_v3_route(app, '/os-quota-sets/{target_project_id}',
@@ -178,6 +194,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_type_routes(app, conf, db, enforcer)
     _add_qos_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
+    _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))

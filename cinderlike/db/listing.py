@@ -66,3 +66,37 @@ def after_marker(pairs, marker_row):
         beyond = expr > value if direction == 'asc' else expr < value
         alternatives.append(sa.and_(*equal, beyond))
     return sa.or_(*alternatives) if alternatives else sa.false()
+
+
+def column_clauses(model, filters: dict) -> list | None:
+    """WHERE clauses of plain column filters on *model*; None when a key names no column.
+
+    A list value means IN, `<key>~` means LIKE '%value%' (3.34), None means IS NULL.
+    NOTE(unknown): as Cinder, a filter on no column matches nothing (admins only get this
+    far; other callers' keys were checked against the resource's allowed filters).
+    """
+    clauses = []
+    for key, value in filters.items():
+        column = getattr(model, key.rstrip('~'), None)
+        if not isinstance(column, sa.orm.InstrumentedAttribute):
+            return None
+        if key.endswith('~'):
+            clauses.append(column.like(f'%{value}%'))
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            clauses.append(column.in_(list(value)))
+        else:
+            clauses.append(column.is_(None) if value is None else column == value)
+    return clauses
+
+
+def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = None,
+         offset: int | None = None) -> list:
+    """The rows of *model* matching *where*, in *pairs* order, after *marker_row*."""
+    if marker_row is not None:
+        where = [*where, after_marker(pairs, marker_row)]
+    stmt = order_by(sa.select(model).where(*where), pairs)
+    if offset:
+        stmt = stmt.offset(offset)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return list(s.scalars(stmt))

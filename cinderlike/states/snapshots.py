@@ -20,6 +20,11 @@ class Status(enum.StrEnum):
 
 S = Status
 
+# Every status in Cinder's order (SnapshotStatus.ALL): what an admin may reset to, and the
+# order its refusal lists them in.
+ALL = (S.ERROR, S.AVAILABLE, S.CREATING, S.DELETING, S.DELETED, S.UPDATING, S.ERROR_DELETING,
+       S.UNMANAGING, S.BACKING_UP, S.RESTORING)
+
 # Statuses a workers row marks as in flight (Cinder's Snapshot._is_cleanable).
 CLEANABLE = frozenset({S.CREATING, S.DELETING})
 

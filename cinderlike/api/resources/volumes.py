@@ -294,11 +294,11 @@ def _reset_values(asked: dict) -> dict:
 
 
 class VolumeActions:
-    """POST /volumes/{volume_id}/action with one `os-*` key."""
+    """POST /volumes/{volume_id}/action with one `os-*` key (or `revert`, 3.40)."""
 
     _SCHEMAS = {'os-extend': schema.extend, 'os-reset_status': schema.reset_status,
                 'os-force_delete': schema.force_delete, 'os-set_bootable': schema.set_bootable,
-                'os-update_readonly_flag': schema.update_readonly_flag}
+                'os-update_readonly_flag': schema.update_readonly_flag, 'revert': schema.revert}
 
     def __init__(self, conf, db, enforcer, rpc):
         self._conf = conf
@@ -312,6 +312,8 @@ class VolumeActions:
         if not isinstance(body, dict) or len(body) != 1:
             raise exception.Invalid('Malformed request body')
         (action, args), = body.items()
+        if action == 'revert' and not req.context.api_version.matches(mv.VOLUME_REVERT):
+            raise falcon.HTTPNotFound()
         if action not in self._SCHEMAS:
             raise exception.Invalid(f'There is no such action: {action}')
         validation.validate(self._SCHEMAS[action], body)
@@ -338,6 +340,10 @@ class VolumeActions:
             operations.update(self._db, ctx, volume_id=volume_id, metadata=None,
                               values={'bootable': schema.is_true(args['bootable'])})
             resp.status = falcon.HTTP_200
+        elif action == 'revert':
+            self._enforcer.authorize(ctx, policy.REVERT_POLICY, target)
+            operations.revert(self._db, self._rpc, ctx, volume_id=volume_id,
+                              snapshot_id=args.get('snapshot_id'))
         else:
             self._enforcer.authorize(ctx, policy.UPDATE_READONLY_POLICY, target)
             operations.update_readonly_flag(self._db, ctx, volume_id=volume_id,

@@ -17,9 +17,9 @@ from cinderclient import exceptions
 from cinderclient.contrib import noauth
 from keystoneauth1 import session
 
-from tests.functional.clients.helpers import settle
+from tests.functional.clients.helpers import SETTLE, settle
 from tests.functional.clients.test_openstacksdk import _connect
-from tests.functional.e2e.stack import PROJECT
+from tests.functional.e2e.stack import PROJECT, wait_for
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 
@@ -162,8 +162,9 @@ def test_openstacksdk_snapshots_and_revert(stack, cinder, name):
            what='the volume from the snapshot')
     bs.delete_volume(made)
     bs.delete_snapshot(snapshot)
-    settle(lambda: bs.find_snapshot(snapshot.id), until=lambda s: s is None,
-           what='the sdk snapshot delete')
+    # NOTE(settle): settle() returns the fetched value, so it cannot wait for None.
+    wait_for(lambda: bs.find_snapshot(snapshot.id) is None, timeout=SETTLE,
+             what='the sdk snapshot delete')
     cinder.volumes.delete(volume)
 
 
