@@ -21,19 +21,18 @@ from cinderlike.api.resources import (
     extensions,
     limits,
     messages,
+    metadata,
     qos_specs,
     quota_class_sets,
     quota_sets,
     scheduler_stats,
     services,
-    snapshot_metadata,
     snapshots,
     transfers,
     type_access,
     type_extra_specs,
     types,
     versions,
-    volume_metadata,
     volumes,
     workers,
 )
@@ -132,9 +131,9 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
     _add_v3_route(app, '/volumes/{volume_id}/action',
                   volumes.VolumeActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/metadata',
-                  volume_metadata.VolumeMetadata(db, enforcer))
+                  metadata.Metadata(db, enforcer, volumes.METADATA))
     _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',
-                  volume_metadata.VolumeMetadataItem(db, enforcer))
+                  metadata.MetadataItem(db, enforcer, volumes.METADATA))
 
 
 def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
@@ -158,9 +157,9 @@ def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
     _add_v3_route(app, '/snapshots/{snapshot_id}/action',
                   snapshots.SnapshotActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata',
-                  snapshot_metadata.SnapshotMetadata(db, enforcer))
+                  metadata.Metadata(db, enforcer, snapshots.METADATA))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata/{key}',
-                  snapshot_metadata.SnapshotMetadataItem(db, enforcer))
+                  metadata.MetadataItem(db, enforcer, snapshots.METADATA))
 
 
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
