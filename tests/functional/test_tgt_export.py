@@ -3,6 +3,7 @@ connection info (portal, IQN, LUN, CHAP user and password) writes and reads the 
 qemu's libiscsi client; wrong credentials, a removed export and a restarted tgtd are refused
 until the driver exports again."""
 
+import concurrent.futures
 import dataclasses
 import hashlib
 import os
@@ -142,6 +143,35 @@ def test_host_with_the_connection_info_reaches_the_data_only_while_exported(
     driver.remove_export(again)
     driver.delete_volume(again)
     assert tgtd.target_ids() == [] and not os.path.exists(driver.path(volume))
+
+
+def _new_volume(driver):
+    volume_id = str(uuid.uuid4())
+    volume = base.VolumeRef(id=volume_id, name_id=volume_id, size=1)
+    return dataclasses.replace(volume, **driver.create_volume(volume))
+
+
+def test_concurrent_exports_each_get_a_target_only_their_credentials_open(driver, tgtd,
+                                                                          tmp_path):
+    """tgt-admin picks tids itself: exports at once must not collide (the helper's lock)."""
+    volumes = [_new_volume(driver) for _ in range(6)]
+    with concurrent.futures.ThreadPoolExecutor(len(volumes)) as pool:
+        exports = list(pool.map(lambda v: driver.create_export(v, None), volumes))
+    refs = [dataclasses.replace(v, **e) for v, e in zip(volumes, exports, strict=True)]
+    tids = {ref.provider_location.split(' ')[0].split(',')[1] for ref in refs}
+    assert len(tids) == 6 and sorted(tgtd.target_ids()) == sorted(tids)
+
+    first, second = (driver.initialize_connection(ref, {})['data'] for ref in refs[:2])
+    assert first['auth_username'] != second['auth_username']
+    assert _read(_url(second), tmp_path / 'own') == hashlib.sha256(
+        bytes(len(PATTERN))).hexdigest()
+    crossed = dict(second, auth_username=first['auth_username'],
+                   auth_password=first['auth_password'])
+    assert _login_refused(_url(crossed), AUTH_FAILED)
+
+    with concurrent.futures.ThreadPoolExecutor(len(refs)) as pool:
+        list(pool.map(driver.remove_export, refs))
+    assert tgtd.target_ids() == []
 
 
 def test_restarted_tgtd_reading_volumes_dir_brings_every_target_back(driver, tgtd,

@@ -9,7 +9,7 @@ should bring the targets back by itself when restarted does need it (see README.
 import os
 import textwrap
 
-from oslo_concurrency import processutils
+from oslo_concurrency import lockutils, processutils
 from oslo_log import log as logging
 
 from cinderlike import exception
@@ -32,6 +32,12 @@ VOLUME_CONF = textwrap.dedent("""
 
 # tgt-admin --delete answers these for a target (or ACL) tgtd no longer has.
 GONE_ERRORS = ("can't find the target", 'access control rule does not exist')
+# NOTE(lock): tgt-admin picks the next free tid itself, so two updates at once collide
+# ("this target already exists"). A file lock in volumes_dir serialises every backend
+# process of this host that shares the directory (backends sharing a tgtd share it too).
+# Dot files: tgt's `include <volumes_dir>/*` does not read them.
+LOCK_PREFIX = '.cinderlike-'
+LOCK_NAME = 'tgt-admin'
 
 
 class TgtAdm(iscsi.ISCSITarget):
@@ -43,6 +49,13 @@ class TgtAdm(iscsi.ISCSITarget):
         control = ['-C', str(port)] if port else []
         out, _err = processutils.execute(command, *control, *args)
         return out
+
+    def _serialised(self):
+        """The host-wide lock every tgt-admin change runs under."""
+        volumes_dir = self.configuration.volumes_dir
+        os.makedirs(volumes_dir, exist_ok=True)
+        return lockutils.lock(LOCK_NAME, lock_file_prefix=LOCK_PREFIX, external=True,
+                              lock_path=volumes_dir)
 
     def target_file(self, volume) -> str:
         """`<volumes_dir>/volume-<id>`, the persistence file of the volume's target."""
@@ -84,7 +97,8 @@ class TgtAdm(iscsi.ISCSITarget):
 
     def _write(self, target_file: str, text: str) -> None:
         """Write through a temporary file and rename, so tgt-admin never reads half a file."""
-        staging = f'{target_file}.tmp'
+        directory, name = os.path.split(target_file)
+        staging = os.path.join(directory, f'.{name}.tmp')
         with open(staging, 'w') as out:
             out.write(text)
             out.flush()
@@ -92,7 +106,10 @@ class TgtAdm(iscsi.ISCSITarget):
         os.replace(staging, target_file)
 
     def create_iscsi_target(self, volume, iqn, path, credentials):
-        os.makedirs(self.configuration.volumes_dir, exist_ok=True)
+        with self._serialised():
+            return self._create(volume, iqn, path, credentials)
+
+    def _create(self, volume, iqn, path, credentials):
         target_file = self.target_file(volume)
         self._write(target_file, self.target_conf(volume, iqn, path, credentials))
         try:
@@ -119,8 +136,9 @@ class TgtAdm(iscsi.ISCSITarget):
         if not os.path.exists(target_file):
             return
         try:
-            self._execute('tgt-admin', '--conf', target_file, '--update', self.iqn(volume),
-                          '--force')
+            with self._serialised():
+                self._execute('tgt-admin', '--conf', target_file, '--update',
+                              self.iqn(volume), '--force')
         except (processutils.ProcessExecutionError, OSError) as exc:
             raise exception.ISCSITargetCreateFailed(volume_id=volume.id) from exc
 
@@ -132,12 +150,13 @@ class TgtAdm(iscsi.ISCSITarget):
         """
         LOG.info('Removing iscsi_target for volume %s', volume.id)
         try:
-            if self.target_id(iqn) is not None:
-                self._delete(iqn, '--force')
+            with self._serialised():
                 if self.target_id(iqn) is not None:
-                    LOG.warning('Silent failure of target removal detected, retrying %s',
-                                iqn)
-                    self._delete(iqn)
+                    self._delete(iqn, '--force')
+                    if self.target_id(iqn) is not None:
+                        LOG.warning('Silent failure of target removal detected, retrying '
+                                    '%s', iqn)
+                        self._delete(iqn)
         except (processutils.ProcessExecutionError, OSError) as exc:
             LOG.error('Failed to remove iscsi target for volume %(id)s: %(exc)s',
                       {'id': volume.id, 'exc': exc})

@@ -65,6 +65,11 @@ def recorder(monkeypatch):
     return make
 
 
+def _target_files(tmp_path):
+    """What tgt's `include <volumes_dir>/*` reads: the lock and staging files are dot files."""
+    return [name for name in os.listdir(tmp_path / 'targets') if not name.startswith('.')]
+
+
 def _conf(backend_conf, **options):
     options = {'target_helper': 'tgtadm', 'target_ip_address': '10.0.0.5',
                'tgt_control_port': 5, **options}
@@ -134,7 +139,7 @@ def test_create_export_writes_the_file_updates_tgtd_and_returns_cinders_columns(
     assert method == 'CHAP' and len(username) == 20 and len(password) == 16
     with open(target_file) as written:
         assert f'    incominguser {username} {password}\n' in written.read()
-    assert os.listdir(tmp_path / 'targets') == [f'volume-{VOLUME_ID}']
+    assert _target_files(tmp_path) == [f'volume-{VOLUME_ID}']
 
 
 def test_create_export_keeps_the_volumes_credentials(backend_conf, recorder):
@@ -164,7 +169,7 @@ def test_failed_update_removes_the_file(backend_conf, recorder, tmp_path):
     with pytest.raises(exception.ISCSITargetCreateFailed) as raised:
         helper.create_export(_ref(), '/v/x')
     assert str(raised.value) == f'Failed to create iscsi target for volume {VOLUME_ID}.'
-    assert os.listdir(tmp_path / 'targets') == []
+    assert _target_files(tmp_path) == []
 
 
 @pytest.mark.parametrize('show', ['', SHOW_WITHOUT_LUN])
@@ -173,7 +178,7 @@ def test_target_or_lun_missing_after_update_fails(backend_conf, recorder, tmp_pa
     helper = tgt.TgtAdm(_conf(backend_conf))
     with pytest.raises(exception.ISCSITargetCreateFailed):
         helper.create_export(_ref(), '/v/x')
-    assert os.listdir(tmp_path / 'targets') == []
+    assert _target_files(tmp_path) == []
 
 
 def test_ensure_export_recreates_with_the_stored_credentials(backend_conf, recorder,
