@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.tgt, pytest.mark.qemu_img]
 tgtd = tgt_fixtures.tgtd
 
 MiB = 1024 ** 2
+GiB = 1024 ** 3
 OFFSET = 3 * MiB  # where the pattern goes, in 64 KiB blocks
 PATTERN = hashlib.sha256(b'cinderlike').digest() * (256 * 1024 // 32)  # 256 KiB
 BLOCK = 64 * 1024
@@ -149,6 +150,39 @@ def _new_volume(driver):
     volume_id = str(uuid.uuid4())
     volume = base.VolumeRef(id=volume_id, name_id=volume_id, size=1)
     return dataclasses.replace(volume, **driver.create_volume(volume))
+
+
+def _lun_size(url):
+    done = _qemu('iscsi-readcapacity16', url)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split('Total size:')[1].split()[0])
+
+
+def test_exported_volume_extended_and_reverted_is_served_as_it_is_now(driver, tmp_path):
+    """tgtd holds the file open: extend and revert rebuild the target from its file."""
+    volume = _new_volume(driver)
+    volume = dataclasses.replace(volume, **driver.create_export(volume, None))
+    url = _url(driver.initialize_connection(volume, {})['data'])
+    source = tmp_path / 'pattern'
+    source.write_bytes(PATTERN)
+    _write(url, source)
+    snapshot = base.SnapshotRef(id=str(uuid.uuid4()), volume=volume, volume_size=1)
+    driver.create_snapshot(snapshot)
+    source.write_bytes(bytes(reversed(PATTERN)))
+    _write(url, source)
+    assert _backing_bytes(driver, volume) == bytes(reversed(PATTERN))
+
+    driver.revert_to_snapshot(volume, snapshot)
+    assert _read(url, tmp_path / 'reverted') == hashlib.sha256(PATTERN).hexdigest()
+
+    assert _lun_size(url) == GiB
+    driver.extend_volume(volume, 2)
+    assert _lun_size(url) == 2 * GiB
+    assert _read(url, tmp_path / 'extended') == hashlib.sha256(PATTERN).hexdigest()
+
+    driver.remove_export(volume)
+    driver.delete_snapshot(snapshot)
+    driver.delete_volume(volume)
 
 
 def test_concurrent_exports_each_get_a_target_only_their_credentials_open(driver, tgtd,

@@ -155,6 +155,9 @@ class FileDriver(base.VolumeDriver):
         staging = f'{path}.revert'
         self._copy(self.snapshot_path(snapshot), staging)
         os.replace(staging, path)
+        if self.target is not None:
+            # NOTE(revert): tgtd holds the replaced file open; its LUN must open the new one.
+            self.target.refresh_target(volume)
 
     def delete_volume(self, volume):
         self._delay('delete_volume')
@@ -170,7 +173,7 @@ class FileDriver(base.VolumeDriver):
         prealloc = [] if self._thin or fmt != 'raw' else ['--preallocation=falloc']
         self._qemu_img('resize', '-f', fmt, *prealloc, path, f'{new_size}G')
         if self.target is not None:
-            self.target.extend_target(volume)
+            self.target.refresh_target(volume)
 
     def _check_target_setup(self):
         conf = self.configuration

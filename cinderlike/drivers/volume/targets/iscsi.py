@@ -122,5 +122,5 @@ class ISCSITarget(abc.ABC):
         """
 
     @abc.abstractmethod
-    def extend_target(self, volume) -> None:
-        """Make an exported volume's LUN show its new size."""
+    def refresh_target(self, volume) -> None:
+        """Make an exported volume's LUN serve its file as it is now (new size, new file)."""

@@ -129,9 +129,10 @@ class TgtAdm(iscsi.ISCSITarget):
                   {'id': volume.id, 'iqn': iqn, 'tid': tid})
         return tid
 
-    def extend_target(self, volume) -> None:
-        """Let tgtd see the grown file: the target is rebuilt from its file (--force, as
-        Cinder's extend_target; this interrupts the I/O of connected hosts)."""
+    def refresh_target(self, volume) -> None:
+        """Rebuild an exported volume's target from its file (--force, as Cinder's
+        extend_target), so tgtd opens the file again: grown, or replaced by a revert.
+        This interrupts the I/O of connected hosts."""
         target_file = self.target_file(volume)
         if not os.path.exists(target_file):
             return

@@ -253,13 +253,13 @@ def test_gone_target_answer_is_not_an_error(backend_conf, recorder, tmp_path):
     assert not target_file.exists()
 
 
-def test_extend_rebuilds_an_exported_target_only(backend_conf, recorder, tmp_path):
+def test_refresh_rebuilds_an_exported_target_only(backend_conf, recorder, tmp_path):
     tgtadm = recorder()
     helper = tgt.TgtAdm(_conf(backend_conf))
-    helper.extend_target(_ref())
+    helper.refresh_target(_ref())
     assert tgtadm.calls == []
     target_file = _exported(helper, tmp_path)
-    helper.extend_target(_ref())
+    helper.refresh_target(_ref())
     assert tgtadm.calls == [('tgt-admin', '-C', '5', '--conf', str(target_file), '--update',
                              IQN, '--force')]
 
@@ -350,3 +350,10 @@ def test_file_driver_setup_fails_when_tgtd_does_not_answer(backend_conf, recorde
     with pytest.raises(exception.VolumeDriverException) as raised:
         driver.check_for_setup_error()
     assert 'tgtd does not answer tgt-admin' in str(raised.value)
+
+
+def test_file_backend_reports_iscsi_as_cinders_lvm_with_a_target(backend_conf):
+    for options, protocol in (({}, 'iSCSI'), ({'target_helper': 'fake'}, 'local')):
+        driver = file.FileDriver(_conf(backend_conf, **options), host='h@b1')
+        driver.do_setup(None)
+        assert driver.get_volume_stats()['storage_protocol'] == protocol
