@@ -5,6 +5,7 @@ import dataclasses
 import os
 
 import pytest
+from os_brick.initiator.connectors import iscsi as brick_iscsi
 from oslo_concurrency import processutils
 
 from cinderlike import exception
@@ -283,6 +284,14 @@ def test_multipath_connection_lists_the_portals(backend_conf):
     assert (data['target_portals'], data['target_iqns'], data['target_luns']) == (
         ['10.0.0.5:3260'], [IQN], [1])
     assert data['target_portal'] == '10.0.0.5:3260'
+
+
+@pytest.mark.parametrize('multipath', [False, True])
+def test_os_brick_iscsi_connector_finds_the_target(backend_conf, multipath):
+    data = tgt.TgtAdm(_conf(backend_conf)).initialize_connection(
+        EXPORTED, {'multipath': multipath})['data']
+    connector = brick_iscsi.ISCSIConnector(root_helper=None)
+    assert connector._get_all_targets(data) == [('10.0.0.5:3260', IQN, 1)]
 
 
 @pytest.mark.parametrize('consumer, expected', [
