@@ -126,6 +126,11 @@ class InvalidName(Invalid):
     msg_fmt = "An invalid 'name' value was provided. %(reason)s"
 
 
+class InvalidAuthKey(Invalid):
+    """A transfer's auth key does not match the one it was created with."""
+    msg_fmt = 'Invalid auth key: %(reason)s'
+
+
 class InvalidVolumeType(Invalid):
     """The volume type cannot be used or changed this way."""
     msg_fmt = 'Invalid volume type: %(reason)s'
@@ -219,6 +224,11 @@ class ClusterNotFound(NotFound):
 class MessageNotFound(NotFound):
     """No user message with this id is visible to the caller."""
     msg_fmt = 'Message %(message_id)s could not be found.'
+
+
+class TransferNotFound(NotFound):
+    """No open transfer with this id is visible to the caller."""
+    msg_fmt = 'Transfer %(transfer_id)s could not be found.'
 
 
 class QuotaResourceUnknown(NotFound):
@@ -407,6 +417,16 @@ class SnapshotIsBusy(VolumeDriverException):
 class DriverNotInitialized(VolumeDriverException):
     """The backend's driver is not initialised; the service refuses driver work."""
     msg_fmt = 'Volume driver not ready.'
+
+
+class ISCSITargetCreateFailed(VolumeDriverException):
+    """The target helper could not export the volume as an iSCSI target."""
+    msg_fmt = 'Failed to create iscsi target for volume %(volume_id)s.'
+
+
+class ISCSITargetRemoveFailed(VolumeDriverException):
+    """The target helper could not delete the volume's iSCSI target."""
+    msg_fmt = 'Failed to remove iscsi target for volume %(volume_id)s.'
 
 
 # --- scheduler -------------------------------------------------------------

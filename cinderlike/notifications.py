@@ -11,6 +11,7 @@ from cinderlike import rpc
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import utcnow
+from cinderlike.states.volumes import Status as VolumeStatus
 
 # Columns of an attachment that go into a usage payload; connection_info and connector are
 # left out because they can carry credentials.
@@ -29,9 +30,9 @@ def attachment_usage(attachment) -> dict:
 def volume_usage(volume, *, metadata, attachments, now: datetime.datetime) -> dict:
     """Cinder's `_usage_from_volume` fields for *volume* (a volumes row)."""
     status = volume.status
-    if status == 'error_managing_deleting':
+    if status == VolumeStatus.ERROR_MANAGING_DELETING:
         # NOTE(cinder): Cinder reports this internal state as plain 'deleting'.
-        status = 'deleting'
+        status = VolumeStatus.DELETING
     return {
         'tenant_id': volume.project_id,
         'host': volume.host,

@@ -21,16 +21,18 @@ from cinderlike.api.resources import (
     extensions,
     limits,
     messages,
+    metadata,
     qos_specs,
     quota_class_sets,
     quota_sets,
     scheduler_stats,
     services,
+    snapshots,
+    transfers,
     type_access,
     type_extra_specs,
     types,
     versions,
-    volume_metadata,
     volumes,
     workers,
 )
@@ -129,9 +131,35 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
     _add_v3_route(app, '/volumes/{volume_id}/action',
                   volumes.VolumeActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/metadata',
-                  volume_metadata.VolumeMetadata(db, enforcer))
+                  metadata.Metadata(db, enforcer, volumes.METADATA))
     _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',
-                  volume_metadata.VolumeMetadataItem(db, enforcer))
+                  metadata.MetadataItem(db, enforcer, volumes.METADATA))
+
+
+def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """Volume transfers: Cinder's legacy /os-volume-transfer and its v3 /volume-transfers."""
+    for path, legacy in (('/os-volume-transfer', True), ('/volume-transfers', False)):
+        collection = transfers.Transfers(conf, db, enforcer, legacy=legacy)
+        _add_v3_route(app, path, collection)
+        _add_v3_route(app, f'{path}/detail', collection, suffix='detail')
+        _add_v3_route(app, path + '/{transfer_id}',
+                      transfers.Transfer(conf, db, enforcer, legacy=legacy))
+        _add_v3_route(app, path + '/{transfer_id}/accept',
+                      transfers.TransferAccept(conf, db, enforcer, legacy=legacy))
+
+
+def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Snapshots, their metadata and the snapshot actions."""
+    collection = snapshots.Snapshots(conf, db, enforcer, rpc)
+    _add_v3_route(app, '/snapshots', collection)
+    _add_v3_route(app, '/snapshots/detail', collection, suffix='detail')
+    _add_v3_route(app, '/snapshots/{snapshot_id}', snapshots.Snapshot(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/snapshots/{snapshot_id}/action',
+                  snapshots.SnapshotActions(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/snapshots/{snapshot_id}/metadata',
+                  metadata.Metadata(db, enforcer, snapshots.METADATA))
+    _add_v3_route(app, '/snapshots/{snapshot_id}/metadata/{key}',
+                  metadata.MetadataItem(db, enforcer, snapshots.METADATA))
 
 
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
@@ -165,7 +193,9 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_type_routes(app, conf, db, enforcer)
     _add_qos_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
+    _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
+    _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))
     _add_v3_route(app, '/capabilities/{host}', capabilities.Capabilities(db, enforcer, rpc))
     _add_v3_route(app, '/workers/cleanup', workers.WorkersCleanup(db, enforcer, rpc))

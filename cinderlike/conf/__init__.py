@@ -16,11 +16,12 @@ from cinderlike.conf import (
     rpc,
     scheduler,
     scheduler_filters,
+    transfers,
     volume,
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup)
+            quota, messages, scheduler, cleanup, transfers)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -12,6 +12,7 @@ from cinderlike.db import conditional
 from cinderlike.db import services as db_services
 from cinderlike.db.models import Cluster, Service, Volume, utcnow
 from cinderlike.db.services import host_level
+from cinderlike.states import volumes as volume_states
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,8 +179,8 @@ def adopt_volume(db, *, volume_id: str, host: str) -> bool:
     """A clustered member took a volume's create: its host becomes *host*, keeping the pool
     (Cinder's _set_resource_host). False when the volume is gone, no longer `creating`,
     not clustered, or already here."""
-    live = [Volume.id == volume_id, Volume.deleted.is_(False), Volume.status == 'creating',
-            Volume.cluster_name.is_not(None)]
+    live = [Volume.id == volume_id, Volume.deleted.is_(False),
+            Volume.status == volume_states.Status.CREATING, Volume.cluster_name.is_not(None)]
     with db.writer() as session:
         current = session.scalars(sa.select(Volume.host).where(*live)).first()
         if not current or current.partition('#')[0] == host:

@@ -60,6 +60,15 @@ def _in_transaction(db, session, work):
         time.sleep(random.uniform(0, 0.01 * attempt))  # noqa: S311 - spreading retries only
 
 
+def retried(db, work):
+    """*work(session)* in a transaction of its own, run again from the start after a deadlock.
+
+    For callers composing quota moves with other rows (a transfer accept): on InnoDB their
+    reservation and usage locks can cross a concurrent commit's, and the loser just reruns.
+    """
+    return _in_transaction(db, None, work)
+
+
 def _insert_if_absent(s, rows: list[dict]) -> None:
     """INSERT usage rows, leaving alone any (project, resource) another request just created."""
     # NOTE(race_preventer): the unique (project_id, resource, race_preventer) turns the second

@@ -11,6 +11,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
+from cinderlike.db import metadata as db_metadata
 from cinderlike.db.models import (
     Snapshot,
     Volume,
@@ -54,7 +55,6 @@ def other_project_snapshots() -> sa.ColumnElement:
 
 
 # NOTE(order): Cinder names the expected statuses in this order in its messages.
-_DELETE_STATUSES = ('available', 'error', 'error_restoring', 'error_extending', 'error_managing')
 _DELETE_TAIL = ('must not be migrating, attached, belong to a group, have snapshots, awaiting '
                 'a transfer, or be disassociated from snapshots after volume transfer.')
 
@@ -120,7 +120,7 @@ def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
 def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     """Cinder's 400 for *action* refused on *row*, naming the states it expects."""
     if action in ('delete', 'delete_cascade'):
-        expected = ' or '.join(_DELETE_STATUSES)
+        expected = ' or '.join(states.DELETABLE)
         return exception.InvalidVolume(reason=f'Volume status must be {expected} and '
                                               f'{_DELETE_TAIL}')
     if action in ('force_delete', 'force_delete_cascade'):
@@ -182,82 +182,49 @@ def _metadata_match(key: str, value: str):
 def _filter_clauses(filters: dict) -> list | None:
     """WHERE clauses for Cinder's volume filters; None when a key names no column.
 
-    Values arrive parsed: `metadata` a dict, lists mean IN, `<key>~` means LIKE, and
-    `created_at`/`updated_at` may be [(op, datetime), ...] comparisons (3.60).
+    Values arrive parsed: `metadata` a dict, `created_at`/`updated_at` may be
+    [(op, datetime), ...] comparisons (3.60); other keys are columns (db/listing.py
+    column_clauses: lists mean IN, `<key>~` means LIKE).
     """
     clauses = []
+    columns = {}
     for key, value in filters.items():
         if key == 'no_migration_targets':
             clauses.append(sa.or_(Volume.migration_status.is_(None),
                                   Volume.migration_status.not_like(f'{states.MigrationStatus.TARGET_PREFIX}%')))
-            continue
-        if key == 'metadata':
+        elif key == 'metadata':
             clauses.extend(_metadata_match(k, v) for k, v in value.items())
-            continue
-        like = key.endswith('~')
-        column = getattr(Volume, key.rstrip('~'), None)
-        if not isinstance(column, sa.orm.InstrumentedAttribute):
-            # NOTE(unknown): as Cinder, a filter on no column matches nothing (admins only
-            # get this far; other callers' keys were checked against resource_filters).
-            return None
-        if like:
-            clauses.append(column.like(f'%{value}%'))
-        elif isinstance(value, (list, tuple, set, frozenset)) and key in ('created_at',
-                                                                           'updated_at'):
+        elif key in ('created_at', 'updated_at') and isinstance(value, (list, tuple)):
+            column = getattr(Volume, key)
             clauses.extend(getattr(column, _TIME_OPS[op])(when) for op, when in value)
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            clauses.append(column.in_(list(value)))
         else:
-            clauses.append(column.is_(None) if value is None else column == value)
-    return clauses
+            columns[key] = value
+    extra = listing.column_clauses(Volume, columns)
+    return None if extra is None else clauses + extra
 
 
-def _scope(project_id: str | None, filters: dict | None) -> list | None:
-    where = [Volume.deleted.is_(False)]
-    if project_id is not None:
-        where.append(Volume.project_id == project_id)
-    extra = _filter_clauses(filters or {})
-    return None if extra is None else where + extra
+LISTING = listing.Listing(model=Volume, filter_clauses=_filter_clauses,
+                          marker_not_found=lambda marker: exception.MarkerNotFound(marker=marker))
 
 
 def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
-            sort: list[tuple[str, str | None]] | None = None) -> list[Volume]:
-    """One page of volumes (all projects when *project_id* is None).
-
-    :raises MarkerNotFound: when *marker* is no volume the caller sees; InvalidInput on sort.
-    """
-    pairs = listing.sort_params(Volume, sort, aliases={'name': 'display_name'})
-    where = _scope(project_id, filters)
-    if where is None or limit == 0:
-        return []
-    with db.reader() as s:
-        if marker is not None:
-            marker_row = s.scalars(sa.select(Volume).where(
-                *_scope(project_id, None), Volume.id == marker)).first()
-            if marker_row is None:
-                raise exception.MarkerNotFound(marker=marker)
-            where.append(listing.after_marker(pairs, marker_row))
-        stmt = listing.order_by(sa.select(Volume).where(*where), pairs)
-        if offset:
-            stmt = stmt.offset(offset)
-        if limit is not None:
-            stmt = stmt.limit(limit)
-        return list(s.scalars(stmt))
+            sort: list[tuple[str, str | None]] | None = None,
+            sort_aliases: dict[str, str] | None = None) -> list[Volume]:
+    """One page of volumes (all projects when *project_id* is None); see Listing.get_all."""
+    return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
+                           limit=limit, offset=offset, sort=sort,
+                           sort_aliases=sort_aliases or {'name': 'display_name'})
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
     """How many volumes match, ignoring pagination (`with_count`, 3.45)."""
-    where = _scope(project_id, filters)
-    if where is None:
-        return 0
-    with db.reader() as s:
-        return s.scalar(sa.select(sa.func.count()).select_from(Volume).where(*where))
+    return LISTING.count(db, project_id=project_id, filters=filters)
 
 
 def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str]]]:
     """(count, total size, {metadata key: [distinct values]}) of the live volumes."""
-    where = _scope(project_id, None)
+    where = LISTING.scope(project_id, None)
     # NOTE(decimal): MariaDB's SUM() of an integer column is a DECIMAL, which PyMySQL returns
     # as Decimal (and JSON cannot encode); the CAST makes it an integer on every dialect.
     size_sum = sa.cast(sa.func.coalesce(sa.func.sum(Volume.size), 0), sa.BigInteger)
@@ -279,15 +246,7 @@ def get_metadata(db, *, volume_ids: list[str], admin: bool = False,
                  session=None) -> dict[str, dict[str, str]]:
     """{volume id: {key: value}} of user (or admin) metadata, for every id in one query."""
     model = VolumeAdminMetadata if admin else VolumeMetadata
-    found: dict[str, dict[str, str]] = {vid: {} for vid in volume_ids}
-    if not volume_ids:
-        return found
-    with db.reader(session) as s:
-        rows = s.execute(sa.select(model.volume_id, model.key, model.value).where(
-            model.volume_id.in_(volume_ids), model.deleted.is_(False)).order_by(model.id))
-        for volume_id, key, value in rows:
-            found[volume_id][key] = value
-    return found
+    return db_metadata.get(db, model, 'volume_id', ids=volume_ids, session=session)
 
 
 def update_metadata(db, *, volume_id: str, metadata: dict[str, str], replace: bool = False,
@@ -297,29 +256,15 @@ def update_metadata(db, *, volume_id: str, metadata: dict[str, str], replace: bo
     Returns the metadata as stored afterwards.
     """
     model = VolumeAdminMetadata if admin else VolumeMetadata
-    now = utcnow()
-    with db.writer(session) as s:
-        rows = {r.key: r for r in s.scalars(sa.select(model).where(
-            model.volume_id == volume_id, model.deleted.is_(False)))}
-        for key, row in rows.items():
-            if key in metadata:
-                row.value = metadata[key]
-            elif replace:
-                row.deleted, row.deleted_at = True, now
-        s.add_all(model(volume_id=volume_id, key=k, value=v)
-                  for k, v in metadata.items() if k not in rows)
-        s.flush()
-    return get_metadata(db, volume_ids=[volume_id], admin=admin, session=session)[volume_id]
+    return db_metadata.update(db, model, 'volume_id', owner_id=volume_id, metadata=metadata,
+                              replace=replace, session=session)
 
 
 def delete_metadata(db, *, volume_id: str, key: str, session=None) -> None:
     """:raises VolumeMetadataNotFound:"""
-    with db.writer(session) as s:
-        if not conditional.update(
-                s, VolumeMetadata, values={'deleted': True, 'deleted_at': utcnow()},
-                where=[VolumeMetadata.volume_id == volume_id, VolumeMetadata.key == key,
-                       VolumeMetadata.deleted.is_(False)]):
-            raise exception.VolumeMetadataNotFound(volume_id=volume_id, metadata_key=key)
+    if not db_metadata.delete(db, VolumeMetadata, 'volume_id', owner_id=volume_id, key=key,
+                              session=session):
+        raise exception.VolumeMetadataNotFound(volume_id=volume_id, metadata_key=key)
 
 
 # --- what views show beside the row --------------------------------------------

@@ -13,6 +13,8 @@ from cinderlike.policies import (
     quota_sets,
     scheduler_stats,
     services,
+    snapshots,
+    transfers,
     types,
     volumes,
     workers,
@@ -27,4 +29,5 @@ def list_rules():
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 messages.list_rules(), scheduler_stats.list_rules(),
                                 capabilities.list_rules(), workers.list_rules(),
-                                qos_specs.list_rules()))
+                                qos_specs.list_rules(), transfers.list_rules(),
+                                snapshots.list_rules()))

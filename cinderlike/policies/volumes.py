@@ -25,6 +25,7 @@ DELETE_METADATA_POLICY = 'volume:delete_volume_metadata'
 EXTEND_POLICY = 'volume:extend'
 EXTEND_ATTACHED_POLICY = 'volume:extend_attached_volume'
 UPDATE_READONLY_POLICY = 'volume:update_readonly_flag'
+REVERT_POLICY = 'volume:revert_to_snapshot'
 RESET_STATUS_POLICY = 'volume_extension:volume_admin_actions:reset_status'
 ADMIN_FORCE_DELETE_POLICY = 'volume_extension:volume_admin_actions:force_delete'
 
@@ -70,6 +71,8 @@ rules = [
           'POST', _ACTION + ' (os-extend)'),
     _rule(UPDATE_READONLY_POLICY, _MEMBER, 'Update volume read-only status.',
           'POST', _ACTION + ' (os-update_readonly_flag)'),
+    _rule(REVERT_POLICY, _MEMBER, 'Revert a volume to a snapshot.',
+          'POST', _ACTION + ' (revert)'),
     _rule(RESET_STATUS_POLICY, _ADMIN, 'Reset status of a volume.',
           'POST', _ACTION + ' (os-reset_status)'),
     _rule(ADMIN_FORCE_DELETE_POLICY, _ADMIN, 'Force delete a volume.',

@@ -20,6 +20,11 @@ class Status(enum.StrEnum):
 
 S = Status
 
+# Every status in Cinder's order (SnapshotStatus.ALL): what an admin may reset to, and the
+# order its refusal lists them in.
+ALL = (S.ERROR, S.AVAILABLE, S.CREATING, S.DELETING, S.DELETED, S.UPDATING, S.ERROR_DELETING,
+       S.UNMANAGING, S.BACKING_UP, S.RESTORING)
+
 # Statuses a workers row marks as in flight (Cinder's Snapshot._is_cleanable).
 CLEANABLE = frozenset({S.CREATING, S.DELETING})
 
@@ -29,6 +34,10 @@ REPORTABLE = {S.CREATING: frozenset({S.CREATING, S.AVAILABLE, S.ERROR}),
 
 # Statuses a volume's cascade delete takes to `deleting` (Cinder's expected set).
 CASCADE_FROM = (S.AVAILABLE, S.ERROR, S.DELETING)
+
+# The only status in which a volume transfer takes a snapshot along (Cinder's rule: create
+# refuses a volume with another, accept moves only these).
+TRANSFERABLE = S.AVAILABLE
 
 # progress of a snapshot the backend finished.
 DONE_PROGRESS = '100%'

@@ -28,6 +28,9 @@ class Status(enum.StrEnum):
     UPLOADING = 'uploading'
     RETYPING = 'retyping'
     REVERTING = 'reverting'
+    # Beyond Cinder's enum, as Cinder writes them.
+    UNMANAGING = 'unmanaging'
+    ERROR_MANAGING_DELETING = 'error_managing_deleting'
 
 
 class AttachStatus(enum.StrEnum):
@@ -52,6 +55,19 @@ class MigrationStatus(enum.StrEnum):
 
 S = Status
 M = MigrationStatus
+A = AttachStatus
+
+# What a volume's delete starts from, in the order Cinder names them in its 400.
+DELETABLE = (S.AVAILABLE, S.ERROR, S.ERROR_RESTORING, S.ERROR_EXTENDING, S.ERROR_MANAGING)
+
+# The values an admin's os-reset_status accepts (Cinder's admin_actions); 'none' clears
+# migration_status.
+RESET_STATUSES = frozenset({S.CREATING, S.AVAILABLE, S.DELETING, S.ERROR, S.ERROR_DELETING,
+                            S.ERROR_MANAGING, S.MANAGING, S.ATTACHING, S.IN_USE, S.DETACHING,
+                            S.MAINTENANCE})
+RESET_ATTACH_STATUSES = frozenset({A.ATTACHED, A.DETACHED})
+RESET_MIGRATION_STATUSES = frozenset({M.MIGRATING, M.ERROR, M.SUCCESS, M.COMPLETING, M.STARTING,
+                                      'none'})
 
 # Statuses a workers row marks as in flight (cleanable after a crash), inventory §2.7.
 CLEANABLE = frozenset({S.CREATING, S.DELETING, S.UPLOADING, S.DOWNLOADING, S.EXTENDING})
@@ -74,19 +90,20 @@ def migrating(migration_status: str | None) -> bool:
 TRANSITIONS: dict[str, Transition] = dict(
     # The API inserts the row in `creating`; the volume service finishes it.
     create=Transition(frozenset({S.CREATING}), S.CREATING, S.AVAILABLE, S.ERROR),
+    # A transfer offer (Cinder's transfer_create/accept/destroy): the volume waits in
+    # `awaiting-transfer`; accepting finishes it `available` under its new owner, deleting
+    # the offer undoes it back to `available`.
+    transfer=Transition(frozenset({S.AVAILABLE}), S.AWAITING_TRANSFER, S.AVAILABLE,
+                        S.AVAILABLE),
     delete=Transition(
-        frozenset({S.AVAILABLE, S.ERROR, S.ERROR_RESTORING, S.ERROR_EXTENDING,
-                   S.ERROR_MANAGING}),
-        S.DELETING, None, S.ERROR_DELETING,
+        frozenset(DELETABLE), S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
     force_delete=Transition(
         ANY, S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
     # DELETE ?cascade=true: the snapshots go first (all must be deletable unless forced).
     delete_cascade=Transition(
-        frozenset({S.AVAILABLE, S.ERROR, S.ERROR_RESTORING, S.ERROR_EXTENDING,
-                   S.ERROR_MANAGING}),
-        S.DELETING, None, S.ERROR_DELETING,
+        frozenset(DELETABLE), S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'snapshots_deletable',
                 'not_in_group')),
     force_delete_cascade=Transition(

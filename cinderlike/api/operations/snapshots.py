@@ -108,28 +108,54 @@ def delete(db, rpc, ctx, *, snapshot_id: str, force: bool = False) -> None:
                                cluster_name=volume.cluster_name)
 
 
-def reset_status(db, ctx, *, snapshot_id: str, status: str) -> None:
-    """Admin reset-state: a plain write, as Cinder. :raises SnapshotNotFound:"""
-    get(db, ctx, snapshot_id=snapshot_id)
+def reset_status(db, ctx, *, snapshot_id: str, status: str, notifier=None) -> None:
+    """Admin reset-state: a plain write, as Cinder; with a *notifier*
+    `snapshot.reset_status.start/end` around it (Cinder's API sends them).
+
+    :raises SnapshotNotFound:
+    """
+    snapshot = get(db, ctx, snapshot_id=snapshot_id)
+    if notifier is not None:
+        notifier.info(ctx, snapshot, 'reset_status.start')
     db_snapshots.MACHINE.reset(db, row_id=snapshot_id, values={'status': status})
+    if notifier is not None:
+        notifier.info(ctx, get(db, ctx, snapshot_id=snapshot_id), 'reset_status.end')
+
+
+def update(db, ctx, *, snapshot_id: str, values: dict, notifier=None):
+    """PUT: name and description, in any status; the row as now stored. With a *notifier*
+    `snapshot.update.start/end` around it (Cinder's API sends them).
+
+    :raises SnapshotNotFound:
+    """
+    snapshot = get(db, ctx, snapshot_id=snapshot_id)
+    if notifier is not None:
+        notifier.info(ctx, snapshot, 'update.start')
+    db_snapshots.update(db, snapshot_id=snapshot_id, values=values)
+    snapshot = get(db, ctx, snapshot_id=snapshot_id)
+    if notifier is not None:
+        notifier.info(ctx, snapshot, 'update.end')
+    return snapshot
 
 
 def update_status(db, ctx, *, snapshot_id: str, status: str, progress: str | None) -> None:
     """os-update_snapshot_status (Nova's assisted snapshots): only the moves Cinder allows.
 
-    :raises SnapshotNotFound, InvalidSnapshot:
+    :raises SnapshotNotFound, Invalid: (Cinder's plain 400 texts)
     """
     snapshot = get(db, ctx, snapshot_id=snapshot_id)
-    allowed = states.REPORTABLE.get(snapshot.status, frozenset())
-    if status not in allowed:
-        raise exception.InvalidSnapshot(
-            reason=f'Snapshot status {snapshot.status} not allowed for '
-                   'update_snapshot_status')
+    if snapshot.status not in states.REPORTABLE:
+        raise exception.Invalid(f'Snapshot status {snapshot.status} not allowed for '
+                                'update_snapshot_status')
+    if status not in states.REPORTABLE[snapshot.status]:
+        raise exception.Invalid(f'Provided snapshot status {status} not allowed for snapshot '
+                                f'with status {snapshot.status}.')
     values = {'status': status}
     if progress is not None:
         values['progress'] = progress
     if not db_snapshots.report_status(db, snapshot_id=snapshot_id, expected=snapshot.status,
                                       values=values):
-        raise exception.InvalidSnapshot(
-            reason=f'Snapshot status {snapshot.status} not allowed for '
-                   'update_snapshot_status')
+        # NOTE(race): the status moved on since it was read; refuse as Cinder would now.
+        current = get(db, ctx, snapshot_id=snapshot_id).status
+        raise exception.Invalid(f'Snapshot status {current} not allowed for '
+                                'update_snapshot_status')

@@ -157,24 +157,22 @@ def revert(db, rpc, ctx, *, volume_id: str, snapshot_id: str | None) -> None:
     """Revert to the latest snapshot (3.40): volume `reverting`, snapshot `restoring`, both
     in one transaction under the volume's row lock (so no newer snapshot slips in).
 
-    :raises VolumeNotFound, InvalidInput: (400: none, not the latest, other size);
-        InvalidVolume, InvalidSnapshot: (409: status)
+    :raises VolumeNotFound, Invalid: (400, Cinder's plain texts: none, not the latest,
+        other size); VolumeRevertConflict, SnapshotRevertConflict: (409: status)
     """
     volume = get(db, ctx, volume_id=volume_id)
     with db.writer() as session:
         db_snapshots.lock_volume(session, volume_id=volume_id)
         latest = db_snapshots.latest(db, volume_id=volume_id, session=session)
         if latest is None:
-            raise exception.InvalidInput(reason=f"Volume {volume.id} doesn't have any "
-                                                'snapshots.')
+            raise exception.Invalid(f"Volume {volume.id} doesn't have any snapshots.")
         if snapshot_id is None or snapshot_id != latest.id:
-            raise exception.InvalidInput(
-                reason=f'Specified snapshot {snapshot_id} is None or not the latest one of '
-                       f'volume {volume.id}.')
+            raise exception.Invalid(f'Specified snapshot {snapshot_id} is None or not the '
+                                    f'latest one of volume {volume.id}.')
         if volume.size != latest.volume_size:
-            raise exception.InvalidInput(
-                reason=f"Can't revert volume {volume.id} to its latest snapshot "
-                       f'{latest.id}. The volume size must be equal to the snapshot size.')
+            raise exception.Invalid(
+                f"Can't revert volume {volume.id} to its latest snapshot {latest.id}. The "
+                'volume size must be equal to the snapshot size.')
         try:
             db_volumes.MACHINE.begin(db, row_id=volume_id, action='revert', session=session)
         except exception.InvalidVolume:

@@ -13,10 +13,12 @@ from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.flows.create_volume import CreateRequest
 from cinderlike.api.operations import volumes as operations
+from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import volumes as schema
 from cinderlike.api.views import volumes as view
 from cinderlike.db import volumes as db_volumes
 from cinderlike.policies import volumes as policy
+from cinderlike.states import volumes as states
 
 # Cinder's resource_filters.json for volumes: what non-admins may filter on (3.31+).
 ALLOWED_FILTERS = ('name', 'status', 'metadata', 'bootable', 'migration_status',
@@ -88,6 +90,21 @@ def volume_filters(ctx, params: dict, version) -> tuple[str | None, dict]:
         filters['no_migration_targets'] = True
     return project, filters
 
+
+# NOTE(metadata): /volumes/{volume_id}/metadata is served by api/resources/metadata.py.
+METADATA = metadata.Owner(
+    id_field='volume_id',
+    get=lambda db, ctx, volume_id: operations.get(db, ctx, volume_id=volume_id),
+    read=lambda db, volume_id: db_volumes.get_metadata(db, volume_ids=[volume_id])[volume_id],
+    write=lambda db, volume_id, items, replace: db_volumes.update_metadata(
+        db, volume_id=volume_id, metadata=items, replace=replace),
+    remove=lambda db, volume_id, key: db_volumes.delete_metadata(db, volume_id=volume_id,
+                                                                 key=key),
+    missing=lambda volume_id, key: exception.VolumeMetadataNotFound(volume_id=volume_id,
+                                                                    metadata_key=key),
+    schemas=schema, get_rule=policy.GET_METADATA_POLICY,
+    create_rule=policy.CREATE_METADATA_POLICY, update_rule=policy.UPDATE_METADATA_POLICY,
+    delete_rule=policy.DELETE_METADATA_POLICY)
 
 class VolumeRenderer:
     """Builds detail views for a batch of rows with one query per kind of extra data."""
@@ -272,13 +289,6 @@ class Volume:
         resp.status = falcon.HTTP_202
 
 
-# Cinder's admin reset-state values.
-_RESET_STATUSES = frozenset({'creating', 'available', 'deleting', 'error', 'error_deleting',
-                             'error_managing', 'managing', 'attaching', 'in-use', 'detaching',
-                             'maintenance'})
-_RESET_ATTACH = frozenset({'attached', 'detached'})
-_RESET_MIGRATION = frozenset({'migrating', 'error', 'success', 'completing', 'none',
-                              'starting'})
 
 
 def _reset_values(asked: dict) -> dict:
@@ -287,9 +297,10 @@ def _reset_values(asked: dict) -> dict:
         raise exception.ValidationError(
             detail="Must specify 'status', 'attach_status' or 'migration_status' for update.")
     values = {}
-    for key, valid, label in (('status', _RESET_STATUSES, 'status'),
-                              ('attach_status', _RESET_ATTACH, 'attach status'),
-                              ('migration_status', _RESET_MIGRATION, 'migration status')):
+    for key, valid, label in (
+            ('status', states.RESET_STATUSES, 'status'),
+            ('attach_status', states.RESET_ATTACH_STATUSES, 'attach status'),
+            ('migration_status', states.RESET_MIGRATION_STATUSES, 'migration status')):
         if asked.get(key):
             value = asked[key].lower()
             if value not in valid:
@@ -299,11 +310,11 @@ def _reset_values(asked: dict) -> dict:
 
 
 class VolumeActions:
-    """POST /volumes/{volume_id}/action with one `os-*` key."""
+    """POST /volumes/{volume_id}/action with one `os-*` key (or `revert`, 3.40)."""
 
     _SCHEMAS = {'os-extend': schema.extend, 'os-reset_status': schema.reset_status,
                 'os-force_delete': schema.force_delete, 'os-set_bootable': schema.set_bootable,
-                'os-update_readonly_flag': schema.update_readonly_flag}
+                'os-update_readonly_flag': schema.update_readonly_flag, 'revert': schema.revert}
 
     def __init__(self, conf, db, enforcer, rpc):
         self._conf = conf
@@ -317,6 +328,8 @@ class VolumeActions:
         if not isinstance(body, dict) or len(body) != 1:
             raise exception.Invalid('Malformed request body')
         (action, args), = body.items()
+        if action == 'revert' and not req.context.api_version.matches(mv.VOLUME_REVERT):
+            raise falcon.HTTPNotFound()
         if action not in self._SCHEMAS:
             raise exception.Invalid(f'There is no such action: {action}')
         validation.validate(self._SCHEMAS[action], body)
@@ -326,7 +339,7 @@ class VolumeActions:
         resp.status = falcon.HTTP_202
         if action == 'os-extend':
             attached = (req.context.api_version.matches(mv.VOLUME_EXTEND_INUSE)
-                        and volume.status == 'in-use')
+                        and volume.status == states.Status.IN_USE)
             self._enforcer.authorize(ctx, policy.EXTEND_ATTACHED_POLICY if attached
                                      else policy.EXTEND_POLICY, target)
             operations.extend(self._conf, self._db, self._rpc, ctx, volume_id=volume_id,
@@ -343,6 +356,10 @@ class VolumeActions:
             operations.update(self._db, ctx, volume_id=volume_id, metadata=None,
                               values={'bootable': schema.is_true(args['bootable'])})
             resp.status = falcon.HTTP_200
+        elif action == 'revert':
+            self._enforcer.authorize(ctx, policy.REVERT_POLICY, target)
+            operations.revert(self._db, self._rpc, ctx, volume_id=volume_id,
+                              snapshot_id=args.get('snapshot_id'))
         else:
             self._enforcer.authorize(ctx, policy.UPDATE_READONLY_POLICY, target)
             operations.update_readonly_flag(self._db, ctx, volume_id=volume_id,

@@ -67,6 +67,9 @@ update_readonly_flag = _body('os-update_readonly_flag', {
     'type': 'object', 'properties': {'readonly': boolean}, 'required': ['readonly'],
     'additionalProperties': False})
 force_delete = _body('os-force_delete', {})
+revert = _body('revert', {'type': 'object',
+                          'properties': {'snapshot_id': {'type': ['string', 'null']}},
+                          'additionalProperties': True})
 reset_status = _body('os-reset_status', {
     'type': 'object',
     'properties': {'status': {'type': ['string', 'null']},

@@ -3,6 +3,7 @@
 import itertools
 
 from cinderlike.scheduler.filters import base, extra_specs_ops
+from cinderlike.states.volumes import AttachStatus
 
 _CACHE_LIMIT = 64
 
@@ -75,6 +76,6 @@ def _online_extend_check(request):
     """
     if request.request_spec.get('operation') != 'extend_volume':
         return None
-    if request.volume_properties.get('attach_status') == 'detached':
+    if request.volume_properties.get('attach_status') == AttachStatus.DETACHED:
         return None
     return lambda caps: caps.get('online_extend_support', True) is not False

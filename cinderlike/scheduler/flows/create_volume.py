@@ -13,6 +13,7 @@ from taskflow import task
 from cinderlike import capacity, exception, flow, messages
 from cinderlike.db import placements
 from cinderlike.db import volumes as db_volumes
+from cinderlike.states.volumes import Status
 
 LOG = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class ScheduleCreateVolume(task.Task):
                         action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
                         resource_uuid=volume_id, exception=error)
         notify_error(scheduler.notifier, ctx, method='create_volume', volume_id=volume_id,
-                     request_spec=request_spec, status='error', reason=error)
+                     request_spec=request_spec, status=Status.ERROR, reason=error)
 
 
 # NOTE(engine): run by cinderlike/flow.py, not a taskflow engine (see there why).

@@ -101,7 +101,7 @@ def test_revert_against_a_new_snapshot_one_wins(conf, db, project, attempt):
         assert _live_snapshots(db, volume.id) == 1
     else:
         # The new snapshot won: the revert's snapshot is no longer the latest.
-        assert isinstance(reverted, exception.InvalidInput) and status == 'available'
+        assert isinstance(reverted, exception.Invalid) and status == 'available'
         assert 'not the latest' in reverted.msg
         assert db_snapshots.get(db, snapshot_id=first.id).status == 'available'
         assert _live_snapshots(db, volume.id) == 2

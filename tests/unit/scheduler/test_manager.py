@@ -272,3 +272,62 @@ def test_a_scheduler_started_last_asks_the_services_to_report():
         scheduler.stop()
         backup.stop()
         daemons.close_transports()
+
+
+def _creating_snapshot(db, volume_id):
+    from cinderlike.db import snapshots as db_snapshots
+    from cinderlike.db.models import VolumeType
+    with db.writer() as s:
+        if s.get(VolumeType, 'vt') is None:
+            # NOTE: placing.add_volume's type id; the scheduler filters on the type.
+            s.add(VolumeType(id='vt', name='vt-type'))
+    volume = db_volumes.get(db, volume_id=volume_id)
+    return db_snapshots.create(db, values={
+        'volume_id': volume_id, 'project_id': 'p1', 'volume_size': volume.size,
+        'volume_type_id': volume.volume_type_id})
+
+
+def test_create_snapshot_checks_the_volumes_backend_then_casts(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10, status='available', host='n1@lvm#pool1')
+    snapshot = _creating_snapshot(db, volume_id)
+    manager.create_snapshot(ctxt, snapshot_id=snapshot.id, volume_id=volume_id,
+                            request_spec={'snapshot_id': snapshot.id,
+                                          'volume_properties': {'size': 10}})
+    (name, _, kwargs), = manager.volume_api.calls
+    assert (name, kwargs['snapshot_id'], kwargs['host']) == (
+        'create_snapshot', snapshot.id, 'n1@lvm#pool1')
+    # NOTE: a snapshot holds no capacity claim.
+    assert db_pools.claims(db).get('n1@lvm#pool1', (0, 0)) == (0, 0)
+
+
+def test_create_snapshot_on_a_backend_that_cannot_take_it_ends_in_error(manager, db, ctxt):
+    from cinderlike.db import snapshots as db_snapshots
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10, status='available', host='n1@lvm#pool1')
+    snapshot = _creating_snapshot(db, volume_id)
+    manager.create_snapshot(ctxt, snapshot_id=snapshot.id, volume_id=volume_id,
+                            request_spec={'snapshot_id': snapshot.id,
+                                          'volume_properties': {'size': 500}})
+    assert db_snapshots.get(db, snapshot_id=snapshot.id).status == 'error'
+    message, = db_messages.get_all(db, project_id='p1')
+    assert (message.event_id, message.resource_type) == ('VOLUME_VOLUME_SNAPSHOT_009_003',
+                                                         'VOLUME_SNAPSHOT')
+    assert manager.volume_api.calls == []
+
+
+def test_a_report_no_scheduler_can_receive_yet_is_a_warning_not_a_failure(caplog):
+    import oslo_messaging
+
+    class NoExchange:
+        def update_service_capabilities(self, ctxt, **kwargs):
+            raise oslo_messaging.MessageDeliveryFailure(
+                "no exchange 'cinder-scheduler_fanout'")
+    publisher = scheduler_rpcapi.CapabilityPublisher(NoExchange(), service_name='volume',
+                                                     host='h@b')
+    recorded = []
+    with caplog.at_level('WARNING'):
+        sent = publisher.publish(None, lambda: {'free_capacity_gb': 1},
+                                 lambda caps, **kw: recorded.append(caps))
+    assert sent == {'free_capacity_gb': 1} and recorded == [sent]
+    assert 'not delivered' in caplog.text and 'Traceback' not in caplog.text

@@ -227,11 +227,11 @@ def test_a_failed_revert_leaves_the_volume_error_and_the_snapshot_available(
 
 def test_revert_refusals(manager, db, conf, rpc):
     volume = _available(manager, db)
-    with pytest.raises(exception.InvalidInput, match="doesn't have any snapshots"):
+    with pytest.raises(exception.Invalid, match="doesn't have any snapshots"):
         volume_ops.revert(db, rpc, ctx(), volume_id=volume.id, snapshot_id='x')
     older = _snapshot(manager, db, conf, rpc, volume)
     newer = _snapshot(manager, db, conf, rpc, volume)
-    with pytest.raises(exception.InvalidInput, match='not the latest'):
+    with pytest.raises(exception.Invalid, match='not the latest'):
         volume_ops.revert(db, rpc, ctx(), volume_id=volume.id, snapshot_id=older.id)
     volume_ops.reset_status(db, ctx(), volume_id=volume.id, values={'status': 'error'})
     with pytest.raises(exception.VolumeRevertConflict) as refused:

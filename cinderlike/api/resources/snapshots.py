@@ -1,0 +1,284 @@
+"""cinderlike-api: /snapshots — list, detail, create, show, update, delete, snapshot actions.
+
+HTTP only: parse, policy, validate, call api/operations/snapshots.py, render with views.
+"""
+
+import ast
+
+import falcon
+from oslo_utils import strutils
+
+from cinderlike import exception, notifications
+from cinderlike.api import listing, validation
+from cinderlike.api import microversions as mv
+from cinderlike.api.operations import snapshots as operations
+from cinderlike.api.operations import volumes as volume_operations
+from cinderlike.api.resources import metadata
+from cinderlike.api.schemas import snapshots as schema
+from cinderlike.api.views import snapshots as view
+from cinderlike.api.views.volumes import Links
+from cinderlike.db import snapshots as db_snapshots
+from cinderlike.policies import snapshots as policy
+from cinderlike.policies import volumes as volume_policy
+
+# Cinder's resource_filters.json for snapshots: what non-admins may filter on (3.31+).
+ALLOWED_FILTERS = ('name', 'status', 'volume_id', 'metadata', 'availability_zone',
+                   'consumes_quota')
+# Before 3.31 other keys of non-admins are dropped silently.
+LEGACY_FILTERS = ('status', 'volume_id', 'name', 'metadata')
+# Cinder's convert_filter_attributes (3.31+).
+_RENAMES = {'name~': 'display_name~', 'description~': 'display_description~',
+            'consumes_quota': 'use_quota'}
+
+SNAPSHOT_IN_USE_FLAG_MSG = (
+    f"Since microversion {mv.SNAPSHOT_IN_USE} the 'force' flag is invalid for this request.  "
+    "For backward compatability, however, when the 'force' flag is passed with a value "
+    "evaluating to True, it is silently ignored.")
+
+
+def snapshot_filters(ctx, params: dict, version) -> tuple[str | None, dict]:
+    """(project scope, filters) for a listing: Cinder's snapshot filter rules by version."""
+    filters = dict(params)
+    if version.matches(mv.RESOURCE_FILTER):
+        listing.reject_invalid_filters(ctx, filters, ALLOWED_FILTERS,
+                                       like=version.matches(mv.LIKE_FILTER))
+        filters = {_RENAMES.get(k, k): v for k, v in filters.items()}
+    else:
+        if not version.matches(mv.SNAPSHOT_LIST_METADATA_FILTER):
+            filters.pop('metadata', None)
+        filters.pop('use_quota', None)
+        if not ctx.is_admin:
+            filters = {k: v for k, v in filters.items() if k in LEGACY_FILTERS}
+    all_tenants = strutils.bool_from_string(filters.pop('all_tenants', False))
+    project = None if (ctx.is_admin and all_tenants) else ctx.project_id
+    if 'metadata' in filters:
+        try:
+            filters['metadata'] = ast.literal_eval(filters['metadata'])
+        except (ValueError, SyntaxError):
+            pass  # a non-dict metadata filter matches nothing, as in Cinder
+    if 'use_quota' in filters:
+        filters['use_quota'] = listing.bool_param(filters, 'use_quota')
+    if 'name' in filters:
+        filters['display_name'] = filters.pop('name')
+    return project, filters
+
+
+def _stripped(value):
+    """Cinder's clean_name_and_description."""
+    return value.strip() if isinstance(value, str) else value
+
+
+def allow_in_use(force, version) -> bool:
+    """Whether an in-use volume may be snapshotted: `force` before 3.66, always after.
+
+    :raises Invalid: `force=false` from 3.66 (Cinder's SNAPSHOT_IN_USE_FLAG_MSG).
+    """
+    forced = force is not None and strutils.bool_from_string(force, strict=True)
+    if version.matches(mv.SNAPSHOT_IN_USE):
+        if force is not None and not forced:
+            raise exception.Invalid(SNAPSHOT_IN_USE_FLAG_MSG)
+        return True
+    return forced
+
+
+# NOTE(metadata): /snapshots/{snapshot_id}/metadata is served by api/resources/metadata.py;
+# Cinder has one rule for creating and replacing a snapshot's metadata.
+METADATA = metadata.Owner(
+    id_field='snapshot_id',
+    get=lambda db, ctx, snapshot_id: operations.get(db, ctx, snapshot_id=snapshot_id),
+    read=lambda db, snapshot_id: db_snapshots.get_metadata(
+        db, snapshot_ids=[snapshot_id])[snapshot_id],
+    write=lambda db, snapshot_id, items, replace: db_snapshots.update_metadata(
+        db, snapshot_id=snapshot_id, metadata=items, replace=replace),
+    remove=lambda db, snapshot_id, key: db_snapshots.delete_metadata(
+        db, snapshot_id=snapshot_id, key=key),
+    missing=lambda snapshot_id, key: exception.SnapshotMetadataNotFound(
+        snapshot_id=snapshot_id, metadata_key=key),
+    schemas=schema, get_rule=policy.GET_METADATA_POLICY,
+    create_rule=policy.UPDATE_METADATA_POLICY, update_rule=policy.UPDATE_METADATA_POLICY,
+    delete_rule=policy.DELETE_METADATA_POLICY)
+
+class SnapshotRenderer:
+    """Builds snapshot views for a batch of rows with one metadata query."""
+
+    def __init__(self, conf, db, enforcer):
+        self._conf = conf
+        self._db = db
+        self._enforcer = enforcer
+
+    def links(self, req: falcon.Request) -> Links:
+        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
+        return Links(base=base, project_id=req.context.ctx.project_id)
+
+    def _extended(self, ctx) -> bool:
+        try:
+            self._enforcer.authorize(ctx, policy.EXTEND_ATTRIBUTE)
+        except exception.PolicyNotAuthorized:
+            return False
+        return True
+
+    def summaries(self, snapshots: list) -> list[dict]:
+        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots])
+        return [view.summary(s, metadata[s.id]) for s in snapshots]
+
+    def details(self, req: falcon.Request, snapshots: list, *, extensions: bool) -> list[dict]:
+        """Detail views; *extensions* (show, detail list) adds the extended attributes."""
+        extended = extensions and self._extended(req.context.ctx)
+        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots])
+        return [view.detail(s, metadata[s.id], version=req.context.api_version,
+                            extended=extended) for s in snapshots]
+
+    def one(self, req: falcon.Request, snapshot, *, extensions: bool) -> dict:
+        return {'snapshot': self.details(req, [snapshot], extensions=extensions)[0]}
+
+
+class Snapshots:
+    """GET /snapshots, GET /snapshots/detail, POST /snapshots."""
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._conf = conf
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+        self._render = SnapshotRenderer(conf, db, enforcer)
+
+    def _list(self, req: falcon.Request, *, detail: bool) -> dict:
+        """:raises Invalid, InvalidInput, InvalidParameterValue, SnapshotNotFound (marker):"""
+        ctx, version = req.context.ctx, req.context.api_version
+        self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
+        params = dict(req.params)
+        sort = listing.sort(params)
+        marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
+        with_count = False
+        if version.matches(mv.SUPPORT_COUNT_INFO) and 'with_count' in params:
+            with_count = listing.bool_param(params, 'with_count')
+            params.pop('with_count')
+        project, filters = snapshot_filters(ctx, params, version)
+        aliases = {'name': 'display_name'} if version.matches(mv.SNAPSHOT_SORT) else None
+        rows = db_snapshots.get_all(self._db, project_id=project, filters=filters,
+                                    marker=marker, limit=limit, offset=offset, sort=sort,
+                                    sort_aliases=aliases)
+        count = (db_snapshots.count(self._db, project_id=project, filters=filters)
+                 if with_count else None)
+        items = (self._render.details(req, rows, extensions=True) if detail
+                 else self._render.summaries(rows))
+        next_href = None
+        # NOTE(links): Cinder's rule: a next link whenever the page is not empty and the
+        # limit does not exceed the total count (this page's length without with_count).
+        if rows and limit <= (count or len(rows)):
+            next_href = self._render.links(req).next(
+                'snapshots/detail' if detail else 'snapshots', dict(req.params), rows[-1].id)
+        return view.collection(items, count=count, next_href=next_href)
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._list(req, detail=False)
+
+    def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._list(req, detail=True)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises ValidationError, VolumeNotFound, Invalid, InvalidVolume, OverQuota:"""
+        ctx, version = req.context.ctx, req.context.api_version
+        body = validation.load_body(req, limit=req.context.max_body)
+        validation.validate(schema.create, body)
+        wanted = body['snapshot']
+        volume = volume_operations.get(self._db, ctx, volume_id=wanted['volume_id'])
+        target = {'project_id': volume.project_id, 'user_id': volume.user_id}
+        self._enforcer.authorize(ctx, volume_policy.GET_POLICY, target)
+        in_use = allow_in_use(wanted.get('force'), version)
+        self._enforcer.authorize(ctx, policy.CREATE_POLICY, target)
+        name = wanted['name'] if 'name' in wanted else wanted.get('display_name')
+        snapshot = operations.create(
+            self._conf, self._db, self._rpc, ctx, volume_id=volume.id, name=_stripped(name),
+            description=_stripped(wanted.get('description')), metadata=wanted.get('metadata'),
+            allow_in_use=in_use)
+        resp.status = falcon.HTTP_202
+        resp.media = self._render.one(req, snapshot, extensions=False)
+
+
+class Snapshot:
+    """GET, PUT, DELETE /snapshots/{snapshot_id}."""
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+        self._render = SnapshotRenderer(conf, db, enforcer)
+        self._notifier = notifications.SnapshotNotifier(conf, db, host=conf.host)
+
+    def _load(self, req: falcon.Request, snapshot_id: str, rule: str):
+        ctx = req.context.ctx
+        snapshot = operations.get(self._db, ctx, snapshot_id=snapshot_id)
+        self._enforcer.authorize(ctx, rule, {'project_id': snapshot.project_id,
+                                             'user_id': snapshot.user_id})
+        return snapshot
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
+        """:raises SnapshotNotFound:"""
+        snapshot = self._load(req, snapshot_id, policy.GET_POLICY)
+        resp.media = self._render.one(req, snapshot, extensions=True)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
+        """:raises ValidationError, SnapshotNotFound:"""
+        body = validation.load_body(req, limit=req.context.max_body)
+        validation.validate(schema.update, body)
+        self._load(req, snapshot_id, policy.UPDATE_POLICY)
+        changes = body['snapshot']
+        values = {}
+        for field in ('name', 'description'):
+            # NOTE(alias): Cinder renames `name` over `display_name`, so it wins.
+            for key in (f'display_{field}', field):
+                if key in changes:
+                    values[f'display_{field}'] = _stripped(changes[key])
+        snapshot = operations.update(self._db, req.context.ctx, snapshot_id=snapshot_id,
+                                     values=values, notifier=self._notifier)
+        resp.media = self._render.one(req, snapshot, extensions=False)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
+        """:raises SnapshotNotFound, InvalidSnapshot:"""
+        self._load(req, snapshot_id, policy.DELETE_POLICY)
+        operations.delete(self._db, self._rpc, req.context.ctx, snapshot_id=snapshot_id)
+        resp.status = falcon.HTTP_202
+
+
+class SnapshotActions:
+    """POST /snapshots/{snapshot_id}/action: os-reset_status, os-update_snapshot_status,
+    os-force_delete."""
+
+    # action → (body schema, policy)
+    _ACTIONS = {
+        'os-reset_status': (schema.reset_status, policy.RESET_STATUS_POLICY),
+        'os-update_snapshot_status': (schema.update_snapshot_status,
+                                      policy.UPDATE_STATUS_POLICY),
+        'os-force_delete': (schema.force_delete, policy.FORCE_DELETE_POLICY),
+    }
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+        self._notifier = notifications.SnapshotNotifier(conf, db, host=conf.host)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
+        """:raises Invalid, ValidationError, SnapshotNotFound, InvalidSnapshot:"""
+        body = validation.load_body(req, limit=req.context.max_body)
+        if not isinstance(body, dict) or len(body) != 1:
+            raise exception.Invalid('Malformed request body')
+        (action, args), = body.items()
+        if action not in self._ACTIONS:
+            raise exception.Invalid(f'There is no such action: {action}')
+        body_schema, rule = self._ACTIONS[action]
+        validation.validate(body_schema, body, formats=schema.FORMATS)
+        ctx = req.context.ctx
+        snapshot = operations.get(self._db, ctx, snapshot_id=snapshot_id)
+        self._enforcer.authorize(ctx, rule, {'project_id': snapshot.project_id,
+                                             'user_id': snapshot.user_id})
+        if action == 'os-reset_status':
+            operations.reset_status(self._db, ctx, snapshot_id=snapshot_id,
+                                    status=args['status'].lower(), notifier=self._notifier)
+        elif action == 'os-update_snapshot_status':
+            operations.update_status(self._db, ctx, snapshot_id=snapshot_id,
+                                     status=args['status'], progress=args.get('progress') or None)
+        else:
+            operations.delete(self._db, self._rpc, ctx, snapshot_id=snapshot_id, force=True)
+        resp.status = falcon.HTTP_202

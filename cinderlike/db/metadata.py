@@ -1,0 +1,52 @@
+"""Key/value metadata rows of any resource (volumes, snapshots): read, merge or replace, delete.
+
+Each table is a KeyValueMixin model with a foreign key column naming its owner row; the
+functions take the model and that column's name, so one rule serves every resource.
+"""
+
+import sqlalchemy as sa
+
+from cinderlike.db import conditional
+from cinderlike.db.models import utcnow
+
+
+def get(db, model, owner: str, *, ids: list[str], session=None) -> dict[str, dict[str, str]]:
+    """{owner id: {key: value}} of the live rows, for every id in one query."""
+    found: dict[str, dict[str, str]] = {i: {} for i in ids}
+    if not ids:
+        return found
+    column = getattr(model, owner)
+    with db.reader(session) as s:
+        rows = s.execute(sa.select(column, model.key, model.value).where(
+            column.in_(ids), model.deleted.is_(False)).order_by(model.id))
+        for owner_id, key, value in rows:
+            found[owner_id][key] = value
+    return found
+
+
+def update(db, model, owner: str, *, owner_id: str, metadata: dict[str, str],
+           replace: bool = False, session=None) -> dict[str, str]:
+    """Merge *metadata* into the owner's (the whole set with *replace*); the result."""
+    column = getattr(model, owner)
+    now = utcnow()
+    with db.writer(session) as s:
+        rows = {r.key: r for r in s.scalars(sa.select(model).where(
+            column == owner_id, model.deleted.is_(False)))}
+        for key, row in rows.items():
+            if key in metadata:
+                row.value = metadata[key]
+            elif replace:
+                row.deleted, row.deleted_at = True, now
+        s.add_all(model(**{owner: owner_id}, key=k, value=v)
+                  for k, v in metadata.items() if k not in rows)
+        s.flush()
+        return get(db, model, owner, ids=[owner_id], session=s)[owner_id]
+
+
+def delete(db, model, owner: str, *, owner_id: str, key: str, session=None) -> bool:
+    """Soft-delete one key; False when the owner has no such live key."""
+    with db.writer(session) as s:
+        return bool(conditional.update(
+            s, model, values={'deleted': True, 'deleted_at': utcnow()},
+            where=[getattr(model, owner) == owner_id, model.key == key,
+                   model.deleted.is_(False)]))
