@@ -115,7 +115,8 @@ def main(argv: list[str]) -> int:
                         default=os.environ.get('CINDERLIKE_TEST_MYSQL_URL'),
                         help="MariaDB server URL for Keystone's database (default "
                              '$CINDERLIKE_TEST_MYSQL_URL; SQLite when empty, for one worker)')
-    parser.add_argument('--concurrency', type=int, default=4, help='tempest workers')
+    parser.add_argument('--concurrency', type=int, default=6,
+                        help='tempest workers (most of their time is waiting on volumes)')
     parser.add_argument('--keystone-threads', type=int, default=8)
     parser.add_argument('--regex', default=SELECTION, help='tests to run')
     parser.add_argument('--workdir', default=None, help='where the run directory is made')

@@ -1,11 +1,14 @@
 """One Keystone and one four-daemon stack with auth_strategy = keystone (RabbitMQ + PostgreSQL,
 fake driver on backends b1 and b2) for every test here; clients log in through the catalog."""
 
+import json
+import subprocess
 import uuid
 
 import pytest
 
 from tests.fixtures import keystone as keystone_fixture
+from tests.functional.keystone.helpers import cli_path, os_env
 
 STARTUP = 90  # seconds for four Python daemons to import, connect, register and report
 
@@ -28,3 +31,16 @@ def keystone(stack):
 def name():
     """A fresh name, so tests sharing the stack never meet."""
     return f'cl-{uuid.uuid4().hex[:8]}'
+
+
+@pytest.fixture(scope='package')
+def openstack_cli(keystone):
+    """run(user, *args) -> stdout of `openstack *args` as *user* (JSON parsed with -f json)."""
+    command = cli_path('openstack')
+
+    def run(user, *args):
+        done = subprocess.run([command, *args], env=os_env(keystone, user),
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f'{args}: {done.stderr}'
+        return json.loads(done.stdout) if args[-2:] == ('-f', 'json') else done.stdout
+    return run

@@ -1,12 +1,7 @@
 """python-cinderclient (library and `cinder` CLI), openstacksdk and the `openstack` CLI with
 password authentication against the real Keystone, finding the API through its catalog."""
 
-import json
-import os
-import pathlib
-import shutil
 import subprocess
-import sys
 
 import openstack
 import pytest
@@ -15,34 +10,14 @@ from cinderclient import exceptions
 
 from tests.fixtures.keystone import DOMAIN, REGION
 from tests.functional.clients.helpers import SETTLE, settle
+from tests.functional.keystone.helpers import cli_path, os_env
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
-
-BIN = pathlib.Path(sys.executable).parent
-
-
-def _cli(name):
-    # the CLIs are in the test extra: missing means a broken install, not a skip.
-    path = shutil.which(name, path=str(BIN))
-    assert path is not None, f'{name} CLI not found: pip install -e .[test]'
-    return path
 
 
 @pytest.fixture(scope='module')
 def member(keystone):
     return keystone.users['member']
-
-
-@pytest.fixture(scope='module')
-def os_env(keystone, member):
-    """The OS_* variables a user of the CLIs exports (password auth, no endpoint given)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith('OS_')}
-    env.update(OS_AUTH_URL=keystone.auth_url, OS_AUTH_TYPE='password',
-               OS_IDENTITY_API_VERSION='3', OS_USERNAME=member.name,
-               OS_PASSWORD=member.password, OS_PROJECT_NAME=member.project_name,
-               OS_USER_DOMAIN_NAME=DOMAIN, OS_PROJECT_DOMAIN_NAME=DOMAIN,
-               OS_REGION_NAME=REGION)
-    return env
 
 
 def test_catalog_lists_the_api_under_both_service_types(stack, keystone, member):
@@ -72,11 +47,12 @@ def _table(output: str) -> dict[str, str]:
     return {cells[1].strip(): cells[2].strip() for cells in rows[1:]}
 
 
-def test_cinder_cli_with_os_variables(os_env, member, name):
-    cinder = _cli('cinder')
+def test_cinder_cli_with_os_variables(keystone, member, name):
+    cinder = cli_path('cinder')
 
     def run(*args):
-        done = subprocess.run([cinder, '--os-volume-api-version', '3.71', *args], env=os_env,
+        done = subprocess.run([cinder, '--os-volume-api-version', '3.71', *args],
+                              env=os_env(keystone, member),
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, f'{args}: {done.stderr}'
         return done.stdout
@@ -108,24 +84,16 @@ def test_openstacksdk_connect_with_auth(keystone, member, name):
     assert conn.block_storage.find_volume(volume.id) is None
 
 
-def test_openstack_cli_with_os_variables(os_env, member, name):
-    cli = _cli('openstack')
-
-    def run(*args):
-        done = subprocess.run([cli, *args], env=os_env, capture_output=True, text=True,
-                              timeout=120)
-        assert done.returncode == 0, f'{args}: {done.stderr}'
-        return done.stdout
-
+def test_openstack_cli_with_os_variables(openstack_cli, member, name):
     def show():
-        return json.loads(run('volume', 'show', volume_id, '-f', 'json'))
+        return openstack_cli(member, 'volume', 'show', volume_id, '-f', 'json')
 
-    volume_id = json.loads(run('volume', 'create', '--size', '1', name, '-f', 'json'))['id']
+    volume_id = openstack_cli(member, 'volume', 'create', '--size', '1', name, '-f', 'json')['id']
     shown = settle(show, until=lambda v: v['status'] == 'available',
                    what=f'volume {volume_id} to be available')
     assert (shown['name'], shown['size']) == (name, 1)
-    listed = json.loads(run('volume', 'list', '--name', name, '-f', 'json'))
+    listed = openstack_cli(member, 'volume', 'list', '--name', name, '-f', 'json')
     assert [(v['ID'], v['Status']) for v in listed] == [(volume_id, 'available')]
-    run('volume', 'delete', volume_id)
-    settle(lambda: not json.loads(run('volume', 'list', '--name', name, '-f', 'json')),
+    openstack_cli(member, 'volume', 'delete', volume_id)
+    settle(lambda: not openstack_cli(member, 'volume', 'list', '--name', name, '-f', 'json'),
            until=bool, what=f'volume {volume_id} to be deleted')
