@@ -34,6 +34,7 @@ from cinderlike.api.resources import (
     type_extra_specs,
     types,
     versions,
+    volume_actions,
     volume_metadata,
     volumes,
     workers,
@@ -131,7 +132,7 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
     _add_v3_route(app, '/volumes/summary', collection, suffix='summary')
     _add_v3_route(app, '/volumes/{volume_id}', volumes.Volume(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/action',
-                  volumes.VolumeActions(conf, db, enforcer, rpc))
+                  volume_actions.VolumeActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/metadata',
                   volume_metadata.VolumeMetadata(db, enforcer))
     _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',

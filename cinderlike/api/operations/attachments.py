@@ -21,11 +21,12 @@ LOG = logging.getLogger(__name__)
 CONNECTOR_REQUIRED = ('host',)
 
 
-def check_connector(connector: dict) -> None:
+def check_connector(connector) -> None:
     """:raises InvalidInput: (Cinder's InvalidConnectorException text) for a connector
     without a host."""
+    given = connector if isinstance(connector, dict) else {}
     missing = [key for key in CONNECTOR_REQUIRED
-               if not isinstance(connector.get(key), str) or not connector[key]]
+               if not isinstance(given.get(key), str) or not given[key]]
     if missing:
         raise exception.InvalidInput(
             reason=f"Connector doesn't have required information: {', '.join(missing)}")
@@ -128,3 +129,125 @@ def delete(db, rpc, ctx, *, attachment_id: str, notifier: notifications.VolumeNo
     left = db_attachments.finish_detach(db, volume_id=volume.id, attachment_id=attachment_id)
     notifier.info(ctx, volume, 'detach.end', reload=True)
     return left
+
+
+# --- the legacy attach actions (Cinder's reserve_volume ... detach) -----------------
+
+def _remote(prefix: str, error: exception.CinderlikeException, refusals: tuple):
+    """Cinder's 400 for a refusal the volume service sent back ("<prefix> - <class>: <msg>")."""
+    if isinstance(error, refusals):
+        return exception.Invalid(f'{prefix} - {type(error).__name__}: {error.msg}')
+    return error
+
+
+def _not_in_maintenance(volume, text: str) -> None:
+    if volume.status == volume_states.Status.MAINTENANCE:
+        raise exception.InvalidVolume(reason=text)
+
+
+def reserve(db, ctx, *, volume) -> None:
+    """os-reserve: `attaching`. :raises InvalidVolume:"""
+    action = 'reserve_multiattach' if volume.multiattach else 'reserve'
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action=action,
+                             project_id=volume_operations.scope(ctx))
+
+
+def unreserve(db, ctx, *, volume) -> None:
+    """os-unreserve: back to `in-use` or `available` (nothing to do unless attaching)."""
+    db_attachments.unreserve(db, volume_id=volume.id)
+
+
+def begin_detaching(db, ctx, *, volume) -> None:
+    """os-begin_detaching: `detaching`; a migrating volume keeps its status silently.
+
+    :raises InvalidVolume:
+    """
+    try:
+        db_volumes.MACHINE.begin(db, row_id=volume.id, action='begin_detaching')
+    except exception.InvalidVolume:
+        if not volume_states.migrating(volume.migration_status):
+            raise
+
+
+def roll_detaching(db, ctx, *, volume) -> None:
+    """os-roll_detaching: back to `in-use` when detaching (otherwise nothing, as Cinder)."""
+    try:
+        db_volumes.MACHINE.begin(db, row_id=volume.id, action='roll_detaching')
+    except exception.InvalidVolume:
+        LOG.debug('Volume %s was not detaching, nothing to roll back', volume.id)
+
+
+def initialize_connection(db, rpc, ctx, *, volume, connector) -> dict:
+    """os-initialize_connection: the backend's connection info for *connector*.
+
+    :raises InvalidInput, InvalidVolume: (maintenance); HTTP 500 from the backend
+    """
+    _not_in_maintenance(volume, 'The volume connection cannot be initialized in '
+                                'maintenance mode.')
+    check_connector(connector)
+    info = rpc.volume.initialize_connection(ctx, volume_id=volume.id, connector=connector,
+                                            host=volume.host, cluster_name=volume.cluster_name)
+    info['enforce_multipath'] = connector.get('enforce_multipath', False)
+    return info
+
+
+def terminate_connection(db, rpc, ctx, *, volume, connector, force: bool = False) -> None:
+    """os-terminate_connection: the backend stops serving *connector*, then unreserve."""
+    rpc.volume.terminate_connection(ctx, volume_id=volume.id, connector=connector,
+                                    force=force, host=volume.host,
+                                    cluster_name=volume.cluster_name)
+    unreserve(db, ctx, volume=volume)
+
+
+def attach(db, rpc, ctx, *, volume, instance_uuid: str | None, host_name: str | None,
+           mountpoint: str, mode: str) -> None:
+    """os-attach: record the attachment on the volume's backend.
+
+    :raises InvalidVolume, InvalidVolumeAttachMode: (400 texts as Cinder's)
+    """
+    _not_in_maintenance(volume, 'The volume cannot be attached in maintenance mode.')
+    # NOTE(cinder): as Cinder, the volume gets readonly=False unless it has a flag already.
+    readonly = db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True)[
+        volume.id].get('readonly')
+    if readonly is None:
+        db_volumes.update_metadata(db, volume_id=volume.id, admin=True,
+                                   metadata={'readonly': 'False'})
+    if readonly == 'True' and mode != states.READ_ONLY:
+        raise exception.InvalidVolumeAttachMode(mode=mode, volume_id=volume.id)
+    try:
+        rpc.volume.attach_volume(ctx, volume_id=volume.id, instance_uuid=instance_uuid,
+                                 host_name=host_name, mountpoint=mountpoint, mode=mode,
+                                 host=volume.host, cluster_name=volume.cluster_name)
+    except exception.CinderlikeException as error:
+        raise _remote('Error attaching volume', error, (
+            exception.InvalidVolume, exception.InvalidUUID,
+            exception.InvalidVolumeAttachMode)) from error
+
+
+def detach(db, rpc, ctx, *, volume, attachment_id: str | None,
+           prefix: str = 'Error detaching volume') -> None:
+    """os-detach: the backend removes the export and the attachment.
+
+    :raises InvalidVolume, InvalidInput: (another volume's attachment)
+    """
+    _not_in_maintenance(volume, 'The volume cannot be detached in maintenance mode.')
+    if attachment_id is not None:
+        try:
+            attachment = db_attachments.get(db, attachment_id=attachment_id)
+        except exception.VolumeAttachmentNotFound:
+            attachment = None
+        if attachment is not None and attachment.volume_id != volume.id:
+            raise exception.InvalidInput(reason='Mismatched volume and attachment')
+    try:
+        rpc.volume.detach_volume(ctx, volume_id=volume.id, attachment_id=attachment_id,
+                                 host=volume.host, cluster_name=volume.cluster_name)
+    except exception.CinderlikeException as error:
+        raise _remote(prefix, error, (exception.VolumeAttachmentNotFound,
+                                      exception.InvalidVolume)) from error
+
+
+def force_detach(db, rpc, ctx, *, volume, connector, attachment_id: str | None) -> None:
+    """os-force_detach (admin): terminate the connection, then detach whatever the state."""
+    terminate_connection(db, rpc, ctx, volume=volume, connector=connector, force=True)
+    detach(db, rpc, ctx, volume=volume, attachment_id=attachment_id,
+           prefix='Error force detaching volume')
