@@ -2,8 +2,11 @@
 statuses driven through reserved → attaching → in-use → detaching → available."""
 
 import pytest
+from falcon import testing
 from oslo_messaging.notify import _impl_test
 
+from cinderlike import notifications
+from cinderlike.api.app import create_app
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
@@ -296,3 +299,30 @@ def test_unknown_attachment_is_404_everywhere(aclient, seeded):
                  update(aclient, missing, CONNECTOR), complete(aclient, missing),
                  delete(aclient, missing)):
         assert fault(resp) == (404, text)
+
+
+def test_attach_and_detach_notifications_in_order(conf, seeded, manager, mrpc):
+    conf.set_override('driver', ['test'], group='oslo_messaging_notifications')
+    _impl_test.reset()
+    manager.notifier = notifications.VolumeNotifier(conf, seeded, host=manager.host)
+    client = testing.TestClient(create_app(conf, db=seeded, rpc=mrpc))
+    volume = add_volume(seeded)
+    attachment = create(client, volume.id, connector=CONNECTOR).json['attachment']
+    complete(client, attachment['id'])
+    delete(client, attachment['id'])
+    sent = [(m['publisher_id'], m['event_type'], m['payload']['volume_id'])
+            for _ctx, m, _prio, _retry in _impl_test.NOTIFICATIONS]
+    assert sent == [('volume.node@fake', 'volume.attach.start', volume.id),
+                    (f'volume.{conf.host}', 'volume.attach.end', volume.id),
+                    ('volume.node@fake', 'volume.detach.start', volume.id),
+                    (f'volume.{conf.host}', 'volume.detach.end', volume.id)]
+    ends = [m['payload'] for _c, m, _p, _r in _impl_test.NOTIFICATIONS]
+    assert ends[1]['status'] == 'in-use' and len(ends[1]['volume_attachment']) == 1
+    assert ends[3]['status'] == 'available' and ends[3]['volume_attachment'] == []
+
+
+def test_a_reserved_attachment_is_deleted_without_the_backend(aclient, seeded, mrpc):
+    volume = add_volume(seeded)
+    attachment = create(aclient, volume.id).json['attachment']
+    assert delete(aclient, attachment['id']).json == {'attachments': []}
+    assert mrpc.volume.calls == [] and _volume(seeded, volume.id) == ('available', 'detached')
