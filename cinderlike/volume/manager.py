@@ -139,13 +139,22 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             return {}
         return capabilities.describe(self.driver.get_volume_stats(refresh=discover))
 
-    @property
-    def service_id(self) -> int | None:
-        """Our services row's id, which workers rows name (looked up once)."""
+    def _service(self) -> tuple[int | None, str | None]:
+        """(id, uuid) of our services row, looked up once."""
         if self._service_id is None:
             rows = db_services.get_all(self.db, host=self.host, binary=self.BINARY)
-            self._service_id = rows[0].id if rows else None
-        return self._service_id
+            self._service_id = (rows[0].id, rows[0].uuid) if rows else None
+        return self._service_id or (None, None)
+
+    @property
+    def service_id(self) -> int | None:
+        """Our services row's id, which workers rows name."""
+        return self._service()[0]
+
+    @property
+    def service_uuid(self) -> str | None:
+        """Our services row's uuid, which the volumes we create name (3.48's service_uuid)."""
+        return self._service()[1]
 
     def require_driver(self) -> None:
         """:raises DriverNotInitialized: while init_host has not brought the driver up."""

@@ -194,3 +194,12 @@ def test_init_host_re_exports_in_use_volumes_to_their_hosts(manager, db):
         ('initialize_connection', volume.id, 'compute-1')]
     assert idle.id not in {c[1] for c in calls.made}
     assert row(db, volume.id).status == 'in-use'
+
+
+def test_a_created_volume_names_its_service(manager, db):
+    volume = add_volume(db, status='creating')
+    manager.create_volume(ctx(), volume_id=volume.id, request_spec={}, filter_properties={})
+    created = row(db, volume.id)
+    assert created.status == 'available'
+    assert created.service_uuid == manager.service_uuid is not None
+    assert created.shared_targets is True
