@@ -326,3 +326,20 @@ def test_a_reserved_attachment_is_deleted_without_the_backend(aclient, seeded, m
     attachment = create(aclient, volume.id).json['attachment']
     assert delete(aclient, attachment['id']).json == {'attachments': []}
     assert mrpc.volume.calls == [] and _volume(seeded, volume.id) == ('available', 'detached')
+
+
+def test_list_pages_and_sorts(aclient, seeded):
+    ids = [create(aclient, add_volume(seeded).id).json['attachment']['id'] for _ in range(3)]
+    resp = aclient.simulate_get('/v3/attachments', query_string='sort=created_at:asc&limit=2',
+                                headers=admin('3.27'))
+    assert [a['id'] for a in resp.json['attachments']] == ids[:2]
+    resp = aclient.simulate_get('/v3/attachments',
+                                query_string=f'sort=created_at:asc&marker={ids[1]}',
+                                headers=admin('3.27'))
+    assert [a['id'] for a in resp.json['attachments']] == ids[2:]
+
+
+def test_a_member_may_filter_only_on_cinders_keys(akclient, seeded):
+    resp = akclient.simulate_get('/v3/attachments', query_string='attached_host=x',
+                                 headers=user(version='3.27'))
+    assert fault(resp) == (400, 'Invalid filters attached_host are found in query options.')
