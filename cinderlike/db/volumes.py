@@ -145,7 +145,9 @@ _ATTACH_REFUSALS = {
                                     "'in-use' and attach_status must be 'attached' to "
                                     'detach.'),
     'attach': lambda row: ('volume is already attached and multiple attachments are not '
-                           'enabled'),
+                           'enabled' if row.status == states.Status.IN_USE else
+                           f'Volume {row.id} status must be available, attaching or reserved '
+                           f'to attach, but the current status is {row.status}.'),
     'attach_multiattach': lambda row: (f'Volume {row.id} status must be available, '
                                        f'attaching, reserved or in-use to attach, but the '
                                        f'current status is {row.status}.'),

@@ -15,7 +15,6 @@ from cinderlike.db import attachments as db_attachments
 from cinderlike.db import volumes as db_volumes
 from cinderlike.drivers.volume import base
 from cinderlike.states import attachments as states
-from cinderlike.states import volumes as volume_states
 
 LOG = logging.getLogger(__name__)
 
@@ -230,27 +229,23 @@ def remove_export(manager, ctx, *, volume_id: str) -> None:
         manager.driver.remove_export(base.VolumeRef.of(volume))
 
 
-def reexport(manager, ctx, volumes) -> int:
-    """init_host: export each in-use volume again to each connected attachment's host, so
-    hosts attached before a restart reach it again; how many connections were restored.
+def reexport(manager, ctx, connections) -> int:
+    """init_host: export each connected attachment's volume again to its host, so hosts
+    attached before a restart reach their volumes again; how many were restored.
 
-    A volume that cannot be exported again is logged and left in-use (Cinder's rule: the
-    host may still reach it).
+    *connections* are (volume, attachment) pairs. A volume that cannot be exported again
+    is logged and keeps its status (the host may still reach it), as Cinder's init_host.
     """
     restored = 0
-    for volume in volumes:
-        if volume.status != volume_states.Status.IN_USE:
-            continue
-        for attachment in db_attachments.of_volume(manager.db, volume_id=volume.id):
-            if not attachment.connector:
-                continue
-            connector = jsonutils.loads(attachment.connector)
-            try:
+    for volume, attachment in connections:
+        connector = jsonutils.loads(attachment.connector)
+        try:
+            with manager.coordinator.get_lock(locks.volume_connections(volume.id)):
                 _export(manager, volume, connector, mode=attachment.attach_mode)
-            except Exception:
-                LOG.exception('Volume %s: failed to re-export it for attachment %s',
-                              volume.id, attachment.id)
-                continue
-            restored += 1
-    LOG.info('Re-exported %d connections of in-use volumes on %s', restored, manager.host)
+        except Exception:
+            LOG.exception('Volume %s: failed to re-export it for attachment %s', volume.id,
+                          attachment.id)
+            continue
+        restored += 1
+    LOG.info('Re-exported %d connections of attached volumes on %s', restored, manager.host)
     return restored

@@ -103,7 +103,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             recovery.do_cleanup(self, context, recovery.own_request(self))
             # NOTE(exports): a backend's exports may not outlive its service (a target
             # daemon restarted with it); attached hosts must reach their volumes again.
-            attachments.reexport(self, context, db_attachments.attached_volumes(
+            attachments.reexport(self, context, db_attachments.connected_of_backend(
                 self.db, host=self.host, cluster_name=self.cluster_name))
         self._report_capabilities(context)
 
