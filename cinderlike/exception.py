@@ -440,6 +440,16 @@ class DriverNotInitialized(VolumeDriverException):
     msg_fmt = 'Volume driver not ready.'
 
 
+class ISCSITargetCreateFailed(VolumeDriverException):
+    """The target helper could not export the volume as an iSCSI target."""
+    msg_fmt = 'Failed to create iscsi target for volume %(volume_id)s.'
+
+
+class ISCSITargetRemoveFailed(VolumeDriverException):
+    """The target helper could not delete the volume's iSCSI target."""
+    msg_fmt = 'Failed to remove iscsi target for volume %(volume_id)s.'
+
+
 # --- scheduler -------------------------------------------------------------
 
 class NoValidBackend(CinderlikeException):

@@ -1,6 +1,7 @@
-"""cinderlike-volume-usage-audit's work: the audit window and its `volume.*` notifications.
+"""cinderlike-volume-usage-audit's work: the audit window and its `volume.*` and
+`snapshot.*` notifications.
 
-A cron job runs it once per period; billing consumes the `volume.exists` events it emits.
+A cron job runs it once per period; billing consumes the `*.exists` events it emits.
 """
 
 import datetime
@@ -71,13 +72,13 @@ def _utc_text(moment: datetime.datetime) -> str:
     return str(moment.replace(tzinfo=datetime.UTC))
 
 
-def _notify_actions(notifier, ctx, volume, payload, *, begin, end):
-    """Replay create.* / delete.* for a volume created / deleted inside the window."""
-    for action, moment in (('create', volume.created_at), ('delete', volume.deleted_at)):
+def _notify_actions(notifier, ctx, kind, row, payload, *, begin, end):
+    """Replay <kind>.create.* / delete.* for a row created / deleted inside the window."""
+    for action, moment in (('create', row.created_at), ('delete', row.deleted_at)):
         if moment is not None and begin < moment < end:
             stamp = {'audit_period_beginning': str(moment), 'audit_period_ending': str(moment)}
-            notifier.info(ctx, f'volume.{action}.start', dict(payload, **stamp))
-            notifier.info(ctx, f'volume.{action}.end', dict(payload, **stamp))
+            notifier.info(ctx, f'{kind}.{action}.start', dict(payload, **stamp))
+            notifier.info(ctx, f'{kind}.{action}.end', dict(payload, **stamp))
 
 
 def audit_volumes(db, notifier, ctx, *, begin, end, send_actions=False,
@@ -94,6 +95,23 @@ def audit_volumes(db, notifier, ctx, *, begin, end, send_actions=False,
                       active.volume.id, active.volume.project_id)
             notifier.info(ctx, 'volume.exists', dict(payload, **period))
             if send_actions:
-                _notify_actions(notifier, ctx, active.volume, payload, begin=begin, end=end)
+                _notify_actions(notifier, ctx, 'volume', active.volume, payload, begin=begin,
+                                end=end)
+            count += 1
+    return count
+
+
+def audit_snapshots(db, notifier, ctx, *, begin, end, send_actions=False) -> int:
+    """Send `snapshot.exists` for each snapshot alive in [begin, end); returns how many."""
+    period = {'audit_period_beginning': _utc_text(begin), 'audit_period_ending': _utc_text(end)}
+    count = 0
+    for batch in db_usage_audit.iter_snapshots_active_in_window(db, begin=begin, end=end):
+        for active in batch:
+            payload = notifications.snapshot_usage(active.snapshot, volume=active.volume,
+                                                   metadata=active.metadata)
+            notifier.info(ctx, 'snapshot.exists', dict(payload, **period))
+            if send_actions:
+                _notify_actions(notifier, ctx, 'snapshot', active.snapshot, payload,
+                                begin=begin, end=end)
             count += 1
     return count

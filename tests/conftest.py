@@ -5,16 +5,22 @@ import warnings
 
 import pytest
 
-from tests.fixtures import services
+from tests.fixtures import services, tgt
 
 warnings.filterwarnings('ignore', module='eventlet')
 warnings.filterwarnings('ignore', message='.*[Ee]ventlet.*')
 
 _NOT_RUN = {}
+NOT_INSTALLED = {
+    'qemu_img': 'qemu-img not installed (apt-get install qemu-utils)',
+    'tgt': 'tgt, qemu-block-extra or libiscsi-bin not installed '
+           '(apt-get install tgt qemu-utils qemu-block-extra libiscsi-bin)',
+}
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked postgresql/mysql/rabbit/redis need that server, qemu_img that tool.
+    """Tests marked postgresql/mysql/rabbit/redis need that server, qemu_img that tool, tgt a
+    user-space tgtd and qemu's iSCSI client.
 
     Required (CINDERLIKE_REQUIRE_REAL_SERVICES=1): kept, and their fixtures fail loudly when
     the server is missing. Not required: deselected when the server is not configured or not
@@ -25,6 +31,9 @@ def pytest_collection_modifyitems(config, items):
     available = {kind: services.reachable(kind) for kind in services.ENV}
     # The file driver's tests need qemu-img (Debian's qemu-utils); .ci/run installs it.
     available['qemu_img'] = shutil.which('qemu-img') is not None
+    # The iSCSI export tests start their own tgtd (Debian's tgt, qemu-block-extra,
+    # libiscsi-bin).
+    available['tgt'] = not tgt.missing()
     keep, dropped = [], []
     for item in items:
         missing = [k for k in available if item.get_closest_marker(k) and not available[k]]
@@ -46,7 +55,7 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section('real-service suites that did NOT run')
     for kind, count in sorted(_NOT_RUN.items()):
         why = (f'{services.ENV[kind]} unset or server unreachable' if kind in services.ENV
-               else 'qemu-img not installed (apt-get install qemu-utils)')
+               else NOT_INSTALLED[kind])
         terminalreporter.write_line(f'{kind}: {count} tests not run ({why})')
 
 

@@ -22,12 +22,12 @@ from cinderlike.api.resources import (
     extensions,
     limits,
     messages,
+    metadata,
     qos_specs,
     quota_class_sets,
     quota_sets,
     scheduler_stats,
     services,
-    snapshot_metadata,
     snapshots,
     transfers,
     type_access,
@@ -35,7 +35,6 @@ from cinderlike.api.resources import (
     types,
     versions,
     volume_actions,
-    volume_metadata,
     volumes,
     workers,
 )
@@ -134,9 +133,9 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
     _add_v3_route(app, '/volumes/{volume_id}/action',
                   volume_actions.VolumeActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/metadata',
-                  volume_metadata.VolumeMetadata(db, enforcer))
+                  metadata.Metadata(db, enforcer, volumes.METADATA))
     _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',
-                  volume_metadata.VolumeMetadataItem(db, enforcer))
+                  metadata.MetadataItem(db, enforcer, volumes.METADATA))
 
 
 def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
@@ -160,9 +159,9 @@ def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
     _add_v3_route(app, '/snapshots/{snapshot_id}/action',
                   snapshots.SnapshotActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata',
-                  snapshot_metadata.SnapshotMetadata(db, enforcer))
+                  metadata.Metadata(db, enforcer, snapshots.METADATA))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata/{key}',
-                  snapshot_metadata.SnapshotMetadataItem(db, enforcer))
+                  metadata.MetadataItem(db, enforcer, snapshots.METADATA))
 
 
 def _add_attachment_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer,

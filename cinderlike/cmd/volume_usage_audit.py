@@ -1,4 +1,5 @@
-"""cinderlike-volume-usage-audit: cron job sending `volume.exists` for the last audit period.
+"""cinderlike-volume-usage-audit: cron job sending `volume.exists` and `snapshot.exists` for
+the last audit period.
 
 As cinder-volume-usage-audit: the period comes from `volume_usage_audit_period` unless
 `--start_time/--end_time` name one; `--send_actions` also replays create/delete events.
@@ -46,14 +47,18 @@ def main(argv=None) -> int:
     LOG.info('Creating usages for %s until %s', begin, end)
     database = engine.Database.from_conf(conf)
     notifier = rpc.get_notifier(conf, publisher_id=f'volume.{conf.host}')
+    snapshot_notifier = rpc.get_notifier(conf, publisher_id=f'snapshot.{conf.host}')
+    ctx = context.get_admin_context()
     try:
-        count = usage_audit.audit_volumes(database, notifier, context.get_admin_context(),
-                                          begin=begin, end=end,
+        count = usage_audit.audit_volumes(database, notifier, ctx, begin=begin, end=end,
                                           send_actions=conf.send_actions, now=now)
+        snapshots = usage_audit.audit_snapshots(database, snapshot_notifier, ctx,
+                                                begin=begin, end=end,
+                                                send_actions=conf.send_actions)
     finally:
         rpc.cleanup()
         database.dispose()
-    LOG.info('Volume usage audit completed: %d volumes', count)
+    LOG.info('Volume usage audit completed: %d volumes, %d snapshots', count, snapshots)
     return 0
 
 

@@ -293,18 +293,17 @@ def get_all(db, *, project_id: str | None, filters: dict | None = None,
 
 
 
-def connected_of_backend(db, *, host: str,
-                         cluster_name: str | None = None) -> list[tuple[Volume, VolumeAttachment]]:
-    """(volume, attachment) of every connected attachment (a connector, and attaching,
-    attached or detaching) of a volume on backend *host* (`host@backend`, any pool) or on
-    its cluster."""
+
+def connected_of_backend(db, *, host: str, cluster_name: str | None = None) -> list[Volume]:
+    """The volumes of backend *host* (`host@backend`, any pool) or of its cluster that have
+    a connected attachment (a connector, and attaching, attached or detaching)."""
     where = [Volume.host == host, Volume.host.like(f'{host}#%')]
     if cluster_name:
         where.append(Volume.cluster_name == cluster_name)
+    connected = sa.exists().where(
+        VolumeAttachment.volume_id == Volume.id, VolumeAttachment.deleted.is_(False),
+        VolumeAttachment.connector.is_not(None),
+        VolumeAttachment.attach_status.in_((S.ATTACHING, S.ATTACHED, S.DETACHING)))
     with db.reader() as s:
-        return list(s.execute(sa.select(Volume, VolumeAttachment).where(
-            Volume.deleted.is_(False), sa.or_(*where),
-            VolumeAttachment.volume_id == Volume.id, VolumeAttachment.deleted.is_(False),
-            VolumeAttachment.connector.is_not(None),
-            VolumeAttachment.attach_status.in_((S.ATTACHING, S.ATTACHED, S.DETACHING))))
-            .tuples())
+        return list(s.scalars(sa.select(Volume).where(Volume.deleted.is_(False),
+                                                      sa.or_(*where), connected)))

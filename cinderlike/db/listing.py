@@ -4,6 +4,9 @@ Rows are ordered by the requested keys plus `created_at` and `id`, so pages are 
 the marker row's values open the next page with one keyset predicate.
 """
 
+import dataclasses
+from collections.abc import Callable
+
 import sqlalchemy as sa
 
 from cinderlike import exception
@@ -87,6 +90,55 @@ def column_clauses(model, filters: dict) -> list | None:
         else:
             clauses.append(column.is_(None) if value is None else column == value)
     return clauses
+
+
+@dataclasses.dataclass(frozen=True)
+class Listing:
+    """The listing of one resource: its model, its filters' WHERE clauses (None when a
+    filter names nothing, so nothing matches) and the error of a marker nobody sees."""
+
+    model: type
+    filter_clauses: Callable[[dict], list | None]
+    marker_not_found: Callable[[str], Exception]
+
+    def scope(self, project_id: str | None, filters: dict | None) -> list | None:
+        """WHERE clauses of the live rows (of *project_id*) matching *filters*."""
+        where = [self.model.deleted.is_(False)]
+        if project_id is not None:
+            where.append(self.model.project_id == project_id)
+        extra = self.filter_clauses(filters or {})
+        return None if extra is None else where + extra
+
+    def get_all(self, db, *, project_id: str | None, filters: dict | None = None,
+                marker: str | None = None, limit: int | None = None,
+                offset: int | None = None, sort: list[tuple[str, str | None]] | None = None,
+                sort_aliases: dict[str, str] | None = None) -> list:
+        """One page of rows (every project's when *project_id* is None).
+
+        :raises: marker_not_found for a *marker* the caller does not see; InvalidInput on
+            a bad sort key or direction.
+        """
+        pairs = sort_params(self.model, sort, aliases=sort_aliases)
+        where = self.scope(project_id, filters)
+        if where is None or limit == 0:
+            return []
+        with db.reader() as s:
+            marker_row = None
+            if marker is not None:
+                marker_row = s.scalars(sa.select(self.model).where(
+                    *self.scope(project_id, None), self.model.id == marker)).first()
+                if marker_row is None:
+                    raise self.marker_not_found(marker)
+            return page(s, self.model, where=where, pairs=pairs, marker_row=marker_row,
+                        limit=limit, offset=offset)
+
+    def count(self, db, *, project_id: str | None, filters: dict | None = None) -> int:
+        """How many rows match, ignoring pagination (`with_count`, 3.45)."""
+        where = self.scope(project_id, filters)
+        if where is None:
+            return 0
+        with db.reader() as s:
+            return s.scalar(sa.select(sa.func.count()).select_from(self.model).where(*where))
 
 
 def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = None,

@@ -166,45 +166,24 @@ def _filter_clauses(filters: dict) -> list | None:
     return None if extra is None else clauses + extra
 
 
-def _scope(project_id: str | None, filters: dict | None) -> list | None:
-    where = [Snapshot.deleted.is_(False)]
-    if project_id is not None:
-        where.append(Snapshot.project_id == project_id)
-    extra = _filter_clauses(filters or {})
-    return None if extra is None else where + extra
+# NOTE(marker): Cinder answers a snapshot marker nobody sees with SnapshotNotFound.
+LISTING = listing.Listing(
+    model=Snapshot, filter_clauses=_filter_clauses,
+    marker_not_found=lambda marker: exception.SnapshotNotFound(snapshot_id=marker))
 
 
 def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
             sort: list[tuple[str, str | None]] | None = None,
             sort_aliases: dict[str, str] | None = None) -> list[Snapshot]:
-    """One page of snapshots (all projects when *project_id* is None).
-
-    :raises SnapshotNotFound: for a *marker* the caller does not see (Cinder's answer);
-        InvalidInput: on a bad sort key or direction.
-    """
-    pairs = listing.sort_params(Snapshot, sort, aliases=sort_aliases)
-    where = _scope(project_id, filters)
-    if where is None or limit == 0:
-        return []
-    with db.reader() as s:
-        marker_row = None
-        if marker is not None:
-            marker_row = s.scalars(sa.select(Snapshot).where(
-                *_scope(project_id, None), Snapshot.id == marker)).first()
-            if marker_row is None:
-                raise exception.SnapshotNotFound(snapshot_id=marker)
-        return listing.page(s, Snapshot, where=where, pairs=pairs, marker_row=marker_row,
-                            limit=limit, offset=offset)
+    """One page of snapshots (all projects when *project_id* is None); see Listing.get_all."""
+    return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
+                           limit=limit, offset=offset, sort=sort, sort_aliases=sort_aliases)
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
     """How many snapshots match, ignoring pagination (`with_count`, 3.45)."""
-    where = _scope(project_id, filters)
-    if where is None:
-        return 0
-    with db.reader() as s:
-        return s.scalar(sa.select(sa.func.count()).select_from(Snapshot).where(*where))
+    return LISTING.count(db, project_id=project_id, filters=filters)
 
 
 # --- metadata ---------------------------------------------------------------

@@ -242,48 +242,28 @@ def _filter_clauses(filters: dict) -> list | None:
     return None if extra is None else clauses + extra
 
 
-def _scope(project_id: str | None, filters: dict | None) -> list | None:
-    where = [Volume.deleted.is_(False)]
-    if project_id is not None:
-        where.append(Volume.project_id == project_id)
-    extra = _filter_clauses(filters or {})
-    return None if extra is None else where + extra
+LISTING = listing.Listing(model=Volume, filter_clauses=_filter_clauses,
+                          marker_not_found=lambda marker: exception.MarkerNotFound(marker=marker))
 
 
 def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
-            sort: list[tuple[str, str | None]] | None = None) -> list[Volume]:
-    """One page of volumes (all projects when *project_id* is None).
-
-    :raises MarkerNotFound: when *marker* is no volume the caller sees; InvalidInput on sort.
-    """
-    pairs = listing.sort_params(Volume, sort, aliases={'name': 'display_name'})
-    where = _scope(project_id, filters)
-    if where is None or limit == 0:
-        return []
-    with db.reader() as s:
-        marker_row = None
-        if marker is not None:
-            marker_row = s.scalars(sa.select(Volume).where(
-                *_scope(project_id, None), Volume.id == marker)).first()
-            if marker_row is None:
-                raise exception.MarkerNotFound(marker=marker)
-        return listing.page(s, Volume, where=where, pairs=pairs, marker_row=marker_row,
-                            limit=limit, offset=offset)
+            sort: list[tuple[str, str | None]] | None = None,
+            sort_aliases: dict[str, str] | None = None) -> list[Volume]:
+    """One page of volumes (all projects when *project_id* is None); see Listing.get_all."""
+    return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
+                           limit=limit, offset=offset, sort=sort,
+                           sort_aliases=sort_aliases or {'name': 'display_name'})
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
     """How many volumes match, ignoring pagination (`with_count`, 3.45)."""
-    where = _scope(project_id, filters)
-    if where is None:
-        return 0
-    with db.reader() as s:
-        return s.scalar(sa.select(sa.func.count()).select_from(Volume).where(*where))
+    return LISTING.count(db, project_id=project_id, filters=filters)
 
 
 def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str]]]:
     """(count, total size, {metadata key: [distinct values]}) of the live volumes."""
-    where = _scope(project_id, None)
+    where = LISTING.scope(project_id, None)
     # NOTE(decimal): MariaDB's SUM() of an integer column is a DECIMAL, which PyMySQL returns
     # as Decimal (and JSON cannot encode); the CAST makes it an integer on every dialect.
     size_sum = sa.cast(sa.func.coalesce(sa.func.sum(Volume.size), 0), sa.BigInteger)

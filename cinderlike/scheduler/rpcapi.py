@@ -5,8 +5,13 @@ import itertools
 import threading
 import time
 
+import oslo_messaging
+from oslo_log import log as logging
+
 from cinderlike import rpc
 from cinderlike.db.models import utcnow
+
+LOG = logging.getLogger(__name__)
 
 RPC_API_VERSION = '1.4'
 
@@ -108,8 +113,15 @@ class CapabilityPublisher:
             sequence = next(self._sequence)
             if record is not None:
                 record(capabilities, sequence=sequence, gathered_at=timestamp)
-            self._api.update_service_capabilities(
-                ctxt, service_name=self._service_name, host=self._host,
-                capabilities=capabilities, cluster_name=self._cluster_name,
-                timestamp=timestamp.isoformat(), sequence=sequence)
+            try:
+                self._api.update_service_capabilities(
+                    ctxt, service_name=self._service_name, host=self._host,
+                    capabilities=capabilities, cluster_name=self._cluster_name,
+                    timestamp=timestamp.isoformat(), sequence=sequence)
+            except oslo_messaging.MessageDeliveryFailure as error:
+                # NOTE(startup): RabbitMQ refuses a fanout until some scheduler declared
+                # its exchange; a service started first loses this report (the limits
+                # are in the database already) and the next one goes through.
+                LOG.warning('Capability report %s of %s not delivered: %s', sequence,
+                            self._host, error)
             return capabilities

@@ -12,6 +12,7 @@ from oslo_serialization import jsonutils
 
 from cinderlike import exception, locks, messages
 from cinderlike.db import attachments as db_attachments
+from cinderlike.db import qos_specs as db_qos_specs
 from cinderlike.db import volumes as db_volumes
 from cinderlike.drivers.volume import base
 from cinderlike.states import attachments as states
@@ -29,6 +30,14 @@ def _access_mode(manager, volume_id: str, mode: str | None) -> str:
     return states.READ_WRITE
 
 
+def _ref(manager, volume, *, mode: str | None) -> base.VolumeRef:
+    """The driver's view of *volume* for a connection: its type's QoS specs (the front-end
+    ones go to the host) and whether the host gets it read-only."""
+    qos = db_qos_specs.get_for_type(manager.db, type_id=volume.volume_type_id)['qos_specs']
+    return base.VolumeRef.of(volume, qos_specs=qos,
+                             readonly=_access_mode(manager, volume.id, mode) == states.READ_ONLY)
+
+
 def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
     """Export *volume* to *connector*'s host; the driver's connection info with Cinder's
     `access_mode`, `encrypted` and `enforce_multipath`.
@@ -37,7 +46,7 @@ def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
         removed again).
     """
     manager.require_driver()
-    ref = base.VolumeRef.of(volume)
+    ref = _ref(manager, volume, mode=mode)
     try:
         update = manager.driver.create_export(ref, connector)
     except exception.CinderlikeException as error:
@@ -45,7 +54,7 @@ def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
             data=f'Create export for volume failed ({error.msg}).') from error
     if update:
         db_volumes.update(manager.db, volume_id=volume.id, values=update)
-        ref = base.VolumeRef.of(db_volumes.get(manager.db, volume_id=volume.id))
+        ref = _ref(manager, db_volumes.get(manager.db, volume_id=volume.id), mode=mode)
     try:
         info = manager.driver.initialize_connection(ref, connector)
     except Exception as error:
@@ -54,7 +63,7 @@ def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
         raise exception.VolumeBackendAPIException(
             data=f'Driver initialize connection failed (error: {error}).') from error
     data = info.setdefault('data', {})
-    data['access_mode'] = _access_mode(manager, volume.id, mode)
+    data['access_mode'] = states.READ_ONLY if ref.readonly else states.READ_WRITE
     data['encrypted'] = volume.encryption_key_id is not None
     data['enforce_multipath'] = connector.get('enforce_multipath', False)
     return info
@@ -229,23 +238,22 @@ def remove_export(manager, ctx, *, volume_id: str) -> None:
         manager.driver.remove_export(base.VolumeRef.of(volume))
 
 
-def reexport(manager, ctx, connections) -> int:
-    """init_host: export each connected attachment's volume again to its host, so hosts
-    attached before a restart reach their volumes again; how many were restored.
+def reexport(manager, ctx, volumes) -> int:
+    """init_host: the driver recreates the export of each volume with connected
+    attachments (Cinder's ensure_export), so hosts attached before a restart reach their
+    volumes again with the connection info they hold; how many volumes.
 
-    *connections* are (volume, attachment) pairs. A volume that cannot be exported again
-    is logged and keeps its status (the host may still reach it), as Cinder's init_host.
+    A volume whose export cannot be ensured is logged and keeps its status (the host may
+    still reach it), as Cinder's init_host.
     """
-    restored = 0
-    for volume, attachment in connections:
-        connector = jsonutils.loads(attachment.connector)
+    ensured = 0
+    for volume in volumes:
         try:
             with manager.coordinator.get_lock(locks.volume_connections(volume.id)):
-                _export(manager, volume, connector, mode=attachment.attach_mode)
+                manager.driver.ensure_export(base.VolumeRef.of(volume))
         except Exception:
-            LOG.exception('Volume %s: failed to re-export it for attachment %s', volume.id,
-                          attachment.id)
+            LOG.exception('Volume %s: failed to re-export it', volume.id)
             continue
-        restored += 1
-    LOG.info('Re-exported %d connections of attached volumes on %s', restored, manager.host)
-    return restored
+        ensured += 1
+    LOG.info('Re-exported %d attached volumes on %s', ensured, manager.host)
+    return ensured

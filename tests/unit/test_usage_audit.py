@@ -63,8 +63,16 @@ class RecordingNotifier:
 def _volume(volume_id, created, deleted=None, **extra):
     return models.Volume(id=volume_id, volume_type_id='type-1', project_id='p1', user_id='u1',
                          size=1, status='deleted' if deleted else 'available', host='h@b#p',
+                         availability_zone='nova',
                          created_at=created, deleted_at=deleted, deleted=deleted is not None,
                          **extra)
+
+
+def _snapshot(snapshot_id, volume_id, created, deleted=None):
+    return models.Snapshot(id=snapshot_id, volume_id=volume_id, volume_type_id='type-1',
+                           project_id='p1', user_id='u1', volume_size=1, display_name='s',
+                           status='deleted' if deleted else 'available', created_at=created,
+                           deleted_at=deleted, deleted=deleted is not None)
 
 
 @pytest.fixture
@@ -83,6 +91,14 @@ def db():
             models.VolumeAttachment(id='a1', volume_id='v-before', instance_uuid='i1',
                                     attach_status='attached', connection_info='{"secret": 1}'),
         ])
+    with database.writer() as session:
+        session.add_all([
+            _snapshot('s-inside', 'v-gone-inside', D(2024, 2, 11), deleted=D(2024, 2, 15)),
+            _snapshot('s-before', 'v-before', D(2024, 1, 6)),
+            _snapshot('s-gone-before', 'v-before', D(2024, 1, 6), deleted=D(2024, 1, 7)),
+        ])
+    with database.writer() as session:
+        session.add(models.SnapshotMetadata(snapshot_id='s-before', key='sk', value='sv'))
     yield database
     database.dispose()
 
@@ -123,3 +139,26 @@ def test_send_actions_replays_create_and_delete_inside_the_window(db):
         ('volume.create.start', 'v-inside', '2024-02-10 00:00:00'),
         ('volume.create.end', 'v-inside', '2024-02-10 00:00:00'),
     ]
+
+
+def test_snapshot_exists_for_every_snapshot_alive_in_the_window(db):
+    notifier = RecordingNotifier()
+    count = usage_audit.audit_snapshots(db, notifier, None, begin=D(2024, 2, 1),
+                                        end=D(2024, 3, 1), send_actions=True)
+    assert count == 2
+    events = [(event, p['snapshot_id'], p['audit_period_beginning'])
+              for event, p in notifier.sent]
+    assert events == [
+        ('snapshot.exists', 's-before', '2024-02-01 00:00:00+00:00'),
+        ('snapshot.exists', 's-inside', '2024-02-01 00:00:00+00:00'),
+        ('snapshot.create.start', 's-inside', '2024-02-11 00:00:00'),
+        ('snapshot.create.end', 's-inside', '2024-02-11 00:00:00'),
+        ('snapshot.delete.start', 's-inside', '2024-02-15 00:00:00'),
+        ('snapshot.delete.end', 's-inside', '2024-02-15 00:00:00'),
+    ]
+    payload = notifier.sent[0][1]
+    assert (payload['tenant_id'], payload['volume_id'], payload['volume_size']) == (
+        'p1', 'v-before', 1)
+    assert payload['metadata'] == str({'sk': 'sv'}) and payload['deleted'] == 'False'
+    # the snapshot of a deleted volume still reports that volume's zone
+    assert notifier.sent[1][1]['availability_zone'] == 'nova'

@@ -13,6 +13,7 @@ from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.operations import snapshots as operations
 from cinderlike.api.operations import volumes as volume_operations
+from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import snapshots as schema
 from cinderlike.api.views import snapshots as view
 from cinderlike.api.views.volumes import Links
@@ -79,6 +80,23 @@ def allow_in_use(force, version) -> bool:
         return True
     return forced
 
+
+# NOTE(metadata): /snapshots/{snapshot_id}/metadata is served by api/resources/metadata.py;
+# Cinder has one rule for creating and replacing a snapshot's metadata.
+METADATA = metadata.Owner(
+    id_field='snapshot_id',
+    get=lambda db, ctx, snapshot_id: operations.get(db, ctx, snapshot_id=snapshot_id),
+    read=lambda db, snapshot_id: db_snapshots.get_metadata(
+        db, snapshot_ids=[snapshot_id])[snapshot_id],
+    write=lambda db, snapshot_id, items, replace: db_snapshots.update_metadata(
+        db, snapshot_id=snapshot_id, metadata=items, replace=replace),
+    remove=lambda db, snapshot_id, key: db_snapshots.delete_metadata(
+        db, snapshot_id=snapshot_id, key=key),
+    missing=lambda snapshot_id, key: exception.SnapshotMetadataNotFound(
+        snapshot_id=snapshot_id, metadata_key=key),
+    schemas=schema, get_rule=policy.GET_METADATA_POLICY,
+    create_rule=policy.UPDATE_METADATA_POLICY, update_rule=policy.UPDATE_METADATA_POLICY,
+    delete_rule=policy.DELETE_METADATA_POLICY)
 
 class SnapshotRenderer:
     """Builds snapshot views for a batch of rows with one metadata query."""

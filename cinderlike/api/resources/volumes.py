@@ -13,6 +13,7 @@ from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.flows.create_volume import CreateRequest
 from cinderlike.api.operations import volumes as operations
+from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import volumes as schema
 from cinderlike.api.views import volumes as view
 from cinderlike.db import volumes as db_volumes
@@ -88,6 +89,21 @@ def volume_filters(ctx, params: dict, version) -> tuple[str | None, dict]:
         filters['no_migration_targets'] = True
     return project, filters
 
+
+# NOTE(metadata): /volumes/{volume_id}/metadata is served by api/resources/metadata.py.
+METADATA = metadata.Owner(
+    id_field='volume_id',
+    get=lambda db, ctx, volume_id: operations.get(db, ctx, volume_id=volume_id),
+    read=lambda db, volume_id: db_volumes.get_metadata(db, volume_ids=[volume_id])[volume_id],
+    write=lambda db, volume_id, items, replace: db_volumes.update_metadata(
+        db, volume_id=volume_id, metadata=items, replace=replace),
+    remove=lambda db, volume_id, key: db_volumes.delete_metadata(db, volume_id=volume_id,
+                                                                 key=key),
+    missing=lambda volume_id, key: exception.VolumeMetadataNotFound(volume_id=volume_id,
+                                                                    metadata_key=key),
+    schemas=schema, get_rule=policy.GET_METADATA_POLICY,
+    create_rule=policy.CREATE_METADATA_POLICY, update_rule=policy.UPDATE_METADATA_POLICY,
+    delete_rule=policy.DELETE_METADATA_POLICY)
 
 class VolumeRenderer:
     """Builds detail views for a batch of rows with one query per kind of extra data."""

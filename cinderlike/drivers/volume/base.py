@@ -20,20 +20,28 @@ class VolumeRef:
     name_id: str
     size: int
     provider_location: str | None = None
-    # The type's back-end QoS specs ({'id', 'name', 'consumer', 'specs'}) at create.
+    # The type's QoS specs ({'id', 'name', 'consumer', 'specs'}): the back-end ones at
+    # create; at initialize_connection the type's own, whose front-end specs go to the host.
     qos_specs: dict | None = None
+    # 'CHAP <username> <password>' of the volume's export (Cinder's provider_auth).
+    provider_auth: str | None = None
+    encryption_key_id: str | None = None
+    # Admin metadata readonly='True': hosts get the volume with access_mode 'ro'.
+    readonly: bool = False
 
     @property
     def name(self) -> str:
         return VOLUME_NAME_TEMPLATE % self.name_id
 
     @classmethod
-    def of(cls, volume, *, size: int | None = None,
-           qos_specs: dict | None = None) -> 'VolumeRef':
+    def of(cls, volume, *, size: int | None = None, qos_specs: dict | None = None,
+           readonly: bool = False) -> 'VolumeRef':
         """The ref of a volumes row (read by the manager, never by the driver)."""
         return cls(id=volume.id, name_id=volume.name_id,
                    size=volume.size if size is None else size,
-                   provider_location=volume.provider_location, qos_specs=qos_specs)
+                   provider_location=volume.provider_location, qos_specs=qos_specs,
+                   provider_auth=volume.provider_auth,
+                   encryption_key_id=volume.encryption_key_id, readonly=readonly)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +128,11 @@ class VolumeDriver(abc.ABC):
     @abc.abstractmethod
     def create_export(self, volume: VolumeRef, connector: dict | None) -> dict | None:
         """Make the volume reachable by hosts (a target); returns columns to store or None."""
+
+    @abc.abstractmethod
+    def ensure_export(self, volume: VolumeRef) -> None:
+        """Recreate an exported volume's target (at init_host, e.g. after a target daemon
+        restart), with the export columns create_export returned."""
 
     @abc.abstractmethod
     def remove_export(self, volume: VolumeRef) -> None:

@@ -13,7 +13,7 @@ from cinderlike import exception
 from cinderlike.drivers.volume import base
 
 OPERATIONS = ('create_volume', 'create_cloned_volume', 'delete_volume', 'extend_volume',
-              'create_export', 'remove_export', 'initialize_connection',
+              'create_export', 'ensure_export', 'remove_export', 'initialize_connection',
               'terminate_connection')
 
 DRIVER_OPTS = [
@@ -144,6 +144,9 @@ class FakeDriver(base.VolumeDriver):
 
     def create_export(self, volume, connector):
         self._operate('create_export', volume)
+
+    def ensure_export(self, volume):
+        self._operate('ensure_export', volume)
 
     def remove_export(self, volume):
         self._operate('remove_export', volume)

@@ -1,6 +1,8 @@
 """Reference driver with real data (cinderlike-volume process): one raw or qcow2 image file per
-volume in `file_volume_directory`, made and changed with qemu-img, reached through os-brick's
-local connector. The directory may be shared by the members of an Active-Active cluster.
+volume in `file_volume_directory`, made and changed with qemu-img. Hosts reach a volume through
+os-brick's local connector (`target_helper = fake`) or, as Cinder's LVM driver with
+`target_helper = tgtadm`, as the LUN of an iSCSI target of tgtd with per-volume CHAP.
+The directory may be shared by the members of an Active-Active cluster.
 """
 
 import json
@@ -14,7 +16,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from cinderlike import exception
-from cinderlike.drivers.volume import base
+from cinderlike.drivers.volume import base, targets
 
 LOG = logging.getLogger(__name__)
 
@@ -34,7 +36,7 @@ DRIVER_OPTS = [
                      'for failover tests and benchmarks), e.g. '
                      '"create_volume:2,delete_volume:2". Operations: create_volume, '
                      'create_cloned_volume, delete_volume, extend_volume.'),
-]
+] + targets.TARGET_OPTS
 
 
 class FileDriver(base.VolumeDriver):
@@ -44,6 +46,11 @@ class FileDriver(base.VolumeDriver):
     # NOTE(cluster): every member sees the same files when the directory is shared, and
     # work on one volume is serialised by the tooz locks.
     SUPPORTS_ACTIVE_ACTIVE = True
+
+    def __init__(self, configuration, *, host):
+        super().__init__(configuration, host=host)
+        # None: no target, hosts open the file (target_helper = fake).
+        self.target = targets.target_for(configuration)
 
     @property
     def _directory(self) -> str:
@@ -83,6 +90,8 @@ class FileDriver(base.VolumeDriver):
     def check_for_setup_error(self):
         if shutil.which('qemu-img') is None:
             raise exception.VolumeDriverException(message='qemu-img is not installed')
+        if self.target is not None:
+            self._check_target_setup()
         if not os.access(self._directory, os.W_OK | os.X_OK):
             raise exception.VolumeDriverException(
                 message=f'{self._directory} is not a writable directory')
@@ -146,6 +155,9 @@ class FileDriver(base.VolumeDriver):
         staging = f'{path}.revert'
         self._copy(self.snapshot_path(snapshot), staging)
         os.replace(staging, path)
+        if self.target is not None:
+            # NOTE(revert): tgtd holds the replaced file open; its LUN must open the new one.
+            self.target.refresh_target(volume)
 
     def delete_volume(self, volume):
         self._delay('delete_volume')
@@ -160,19 +172,47 @@ class FileDriver(base.VolumeDriver):
         fmt = self._format_of(path)
         prealloc = [] if self._thin or fmt != 'raw' else ['--preallocation=falloc']
         self._qemu_img('resize', '-f', fmt, *prealloc, path, f'{new_size}G')
+        if self.target is not None:
+            self.target.refresh_target(volume)
+
+    def _check_target_setup(self):
+        conf = self.configuration
+        if os.path.realpath(conf.volumes_dir) == os.path.realpath(self._directory):
+            # NOTE(volumes_dir): target files are named volume-<id> like the images.
+            raise exception.VolumeDriverException(
+                message='volumes_dir must differ from file_volume_directory')
+        try:
+            self.target.show()
+        except (processutils.ProcessExecutionError, OSError) as exc:
+            raise exception.VolumeDriverException(
+                message=f'tgtd does not answer tgt-admin: {exc}') from exc
 
     def create_export(self, volume, connector):
-        """A local file needs no target: hosts sharing the directory open it directly."""
+        """With tgtadm: the file becomes LUN 1 of the volume's target, with new CHAP
+        credentials (or the ones it has); returns provider_location and provider_auth.
+        Without a target, hosts sharing the directory open the file directly."""
+        if self.target is None:
+            return None
+        return self.target.create_export(volume, self.path(volume))
+
+    def ensure_export(self, volume):
+        if self.target is not None:
+            self.target.ensure_export(volume, self.path(volume))
 
     def remove_export(self, volume):
-        """Nothing was exported."""
+        if self.target is not None:
+            self.target.remove_export(volume)
 
     def initialize_connection(self, volume, connector):
-        """os-brick's LocalConnector takes the file path as the device."""
+        """Cinder's iSCSI connection info with tgtadm; else os-brick's LocalConnector takes
+        the file path as the device."""
+        if self.target is not None:
+            return self.target.initialize_connection(volume, connector)
         return {'driver_volume_type': 'local', 'data': {'device_path': self.path(volume)}}
 
     def terminate_connection(self, volume, connector):
-        """Nothing to revoke: access is the directory's file permissions."""
+        """Nothing to revoke: a target admits whoever has the volume's CHAP credentials (as
+        Cinder's tgtadm), a local file whoever the directory's permissions admit."""
 
     def _virtual_size(self, path: str) -> int:
         """Bytes a volume file offers: a qcow2 header's size field, else the file length."""
@@ -197,7 +237,7 @@ class FileDriver(base.VolumeDriver):
             'volume_backend_name': self.backend_name,
             'vendor_name': 'cinderlike',
             'driver_version': self.VERSION,
-            'storage_protocol': 'local',
+            'storage_protocol': 'local' if self.target is None else 'iSCSI',
             'pools': [{
                 'pool_name': self.backend_name,
                 'total_capacity_gb': round(fs.f_blocks * fs.f_frsize / GiB, 2),

@@ -1,11 +1,14 @@
 """Snapshots through the real clients against the four daemons (fake driver): the
-python-cinderclient library and `cinder` CLI, openstacksdk and the `openstack` CLI.
+python-cinderclient library and `cinder` CLI and openstacksdk.
+
+NOTE(noauth): the `openstack volume snapshot` commands go through openstacksdk, whose
+version discovery asks /v3/ without a token, which noauth answers with an empty 204 (as
+Cinder's does); they are tested through a real Keystone in tests/functional/keystone.
 
 Lifecycle and metadata, volumes from a snapshot (same size, bigger; smaller refused), revert
 to the latest snapshot, a volume with snapshots refused without cascade and deleted with it.
 """
 
-import json
 import pathlib
 import shutil
 import subprocess
@@ -25,7 +28,6 @@ pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 
 BIN = pathlib.Path(sys.executable).parent
 CINDER = shutil.which('cinder', path=str(BIN))
-OPENSTACK = shutil.which('openstack', path=str(BIN))
 
 
 @pytest.fixture(scope='module')
@@ -167,28 +169,3 @@ def test_openstacksdk_snapshots_and_revert(stack, cinder, name):
              what='the sdk snapshot delete')
     cinder.volumes.delete(volume)
 
-
-def test_openstack_cli_snapshot_create_show_set_delete(stack, cinder, name):
-    assert OPENSTACK is not None, 'openstack CLI not found: pip install -e .[test]'
-
-    def osc(*args):
-        done = subprocess.run(
-            [OPENSTACK, '--os-auth-type', 'admin_token', '--os-token', f'admin:{PROJECT}',
-             '--os-endpoint', f'http://127.0.0.1:{stack.api_port}/v3/{PROJECT}', *args],
-            capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, f'{args}: {done.stderr}'
-        return done.stdout
-    volume = _volume(cinder, name)
-    created = json.loads(osc('volume', 'snapshot', 'create', '--volume', volume.id,
-                             '--property', 'p=1', f'{name}-osc', '-f', 'json'))
-    _until(lambda: cinder.volume_snapshots.get(created['id']), 'available', 'the snapshot')
-    osc('volume', 'snapshot', 'set', '--name', f'{name}-osc2', '--property', 'q=2',
-        created['id'])
-    shown = json.loads(osc('volume', 'snapshot', 'show', created['id'], '-f', 'json'))
-    assert shown['name'] == f'{name}-osc2' and shown['status'] == 'available'
-    listed = json.loads(osc('volume', 'snapshot', 'list', '-f', 'json'))
-    assert created['id'] in [s['ID'] for s in listed]
-    assert cinder.volume_snapshots.get(created['id']).metadata == {'p': '1', 'q': '2'}
-    cinder.volume_snapshots.delete(created['id'])
-    _gone(lambda: cinder.volume_snapshots.get(created['id']), 'the snapshot delete')
-    cinder.volumes.delete(volume)

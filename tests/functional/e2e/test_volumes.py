@@ -137,8 +137,10 @@ def test_extra_specs_that_match_no_backend_end_in_error_with_a_user_message(stac
     volume = _create_volume(stack, size=1, volume_type='nowhere')
     volume = _settled(stack, volume['id'], 'error')
     assert volume['os-vol-host-attr:host'] is None
-    messages = stack.ok('GET', f'{V}/messages?resource_uuid={volume["id"]}',
-                        expect=200, version='3.5')['messages']
+    # NOTE: the message is written just after the status; poll for it.
+    messages = wait_for(lambda: stack.ok('GET', f'{V}/messages?resource_uuid={volume["id"]}',
+                                         expect=200, version='3.5')['messages'],
+                        timeout=SETTLE, what='the user message')
     assert [m['event_id'] for m in messages] == ['VOLUME_VOLUME_001_003']
     assert messages[0]['user_message'] == (
         'schedule allocate volume:Could not find any available weighted backend.')

@@ -314,3 +314,20 @@ def test_create_snapshot_on_a_backend_that_cannot_take_it_ends_in_error(manager,
     assert (message.event_id, message.resource_type) == ('VOLUME_VOLUME_SNAPSHOT_009_003',
                                                          'VOLUME_SNAPSHOT')
     assert manager.volume_api.calls == []
+
+
+def test_a_report_no_scheduler_can_receive_yet_is_a_warning_not_a_failure(caplog):
+    import oslo_messaging
+
+    class NoExchange:
+        def update_service_capabilities(self, ctxt, **kwargs):
+            raise oslo_messaging.MessageDeliveryFailure(
+                "no exchange 'cinder-scheduler_fanout'")
+    publisher = scheduler_rpcapi.CapabilityPublisher(NoExchange(), service_name='volume',
+                                                     host='h@b')
+    recorded = []
+    with caplog.at_level('WARNING'):
+        sent = publisher.publish(None, lambda: {'free_capacity_gb': 1},
+                                 lambda caps, **kw: recorded.append(caps))
+    assert sent == {'free_capacity_gb': 1} and recorded == [sent]
+    assert 'not delivered' in caplog.text and 'Traceback' not in caplog.text

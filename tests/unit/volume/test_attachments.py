@@ -183,19 +183,34 @@ def test_detach_without_id_of_several_attachments_is_refused(manager, db):
     assert len(db_attachments.of_volume(db, volume_id=volume.id)) == 2
 
 
-def test_init_host_re_exports_connected_volumes_to_their_hosts(manager, db):
+def test_init_host_re_exports_connected_volumes(manager, db):
     volume, attachment, _info = _connect(manager, db)
     db_attachments.complete(db, attachment_id=attachment.id)
     idle = add_volume(db, status='available')
     # Reserved, so never connected: nothing to export for it.
     db_attachments.reserve(db, volume_id=idle.id, instance_uuid=None, attach_mode='null')
-    calls = Calls(manager.driver, 'create_export', 'initialize_connection')
+    calls = Calls(manager.driver, 'ensure_export', 'create_export')
     manager.init_host(ctx())
-    assert [(c[0], c[1], c[2]['host']) for c in calls.made] == [
-        ('create_export', volume.id, 'compute-1'),
-        ('initialize_connection', volume.id, 'compute-1')]
-    assert idle.id not in {c[1] for c in calls.made}
+    assert calls.made == [('ensure_export', volume.id)]
     assert row(db, volume.id).status == 'in-use'
+
+
+def test_init_host_re_exports_a_volume_being_detached_too(manager, db):
+    volume, attachment, _info = _connect(manager, db)
+    db_attachments.complete(db, attachment_id=attachment.id)
+    db_attachments.begin_detach(db, attachment_id=attachment.id)
+    assert row(db, volume.id).status == 'detaching'
+    calls = Calls(manager.driver, 'ensure_export')
+    manager.init_host(ctx())
+    assert calls.made == [('ensure_export', volume.id)]
+
+
+def test_a_failed_re_export_keeps_the_volume_in_use(manager, db, conf):
+    volume, attachment, _info = _connect(manager, db)
+    db_attachments.complete(db, attachment_id=attachment.id)
+    conf.set_override('fake_fail', ['ensure_export'], group='lvm')
+    manager.init_host(ctx())
+    assert manager.initialized and row(db, volume.id).status == 'in-use'
 
 
 def test_a_created_volume_names_its_service(manager, db):
@@ -205,13 +220,3 @@ def test_a_created_volume_names_its_service(manager, db):
     assert created.status == 'available'
     assert created.service_uuid == manager.service_uuid is not None
     assert created.shared_targets is True
-
-
-def test_init_host_re_exports_a_volume_being_detached_too(manager, db):
-    volume, attachment, _info = _connect(manager, db)
-    db_attachments.complete(db, attachment_id=attachment.id)
-    db_attachments.begin_detach(db, attachment_id=attachment.id)
-    assert row(db, volume.id).status == 'detaching'
-    calls = Calls(manager.driver, 'create_export')
-    manager.init_host(ctx())
-    assert [c[1] for c in calls.made] == [volume.id]
