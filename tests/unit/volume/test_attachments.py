@@ -220,3 +220,18 @@ def test_a_created_volume_names_its_service(manager, db):
     assert created.status == 'available'
     assert created.service_uuid == manager.service_uuid is not None
     assert created.shared_targets is True
+
+
+def test_remove_export_cast_and_legacy_initialize_and_terminate(manager, db):
+    volume = add_volume(db, status='available')
+    calls = Calls(manager.driver, 'create_export', 'initialize_connection',
+                  'terminate_connection', 'remove_export')
+    info = manager.initialize_connection(ctx(), volume_id=volume.id, connector=dict(CONNECTOR))
+    assert info['driver_volume_type'] == 'fake' and info['data']['access_mode'] == 'rw'
+    manager.terminate_connection(ctx(), volume_id=volume.id, connector=dict(CONNECTOR))
+    manager.remove_export(ctx(), volume_id=volume.id)
+    assert [c[0] for c in calls.made] == ['create_export', 'initialize_connection',
+                                          'terminate_connection', 'remove_export']
+    # Nothing of the legacy connection is recorded on the volume.
+    assert db_attachments.of_volume(db, volume_id=volume.id) == []
+    assert row(db, volume.id).status == 'available'
