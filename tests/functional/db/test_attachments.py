@@ -147,3 +147,37 @@ def test_detach_against_a_force_detach_leaves_the_volume_available(db, conf, pro
                for e in losers)
     assert db_attachments.of_volume(db, volume_id=volume.id) == []
     assert _state(db, volume.id) == ('available', 'detached')
+
+
+@pytest.mark.parametrize('attempt', range(8))
+def test_complete_against_a_delete_leaves_no_attachment(db, conf, project, attempt):
+    """os-complete and DELETE of a connecting attachment: either the delete moved it to
+    detaching first and complete is refused, or complete won and the delete then detached
+    the attached attachment; either way it is gone and the volume available, never in use
+    without an attachment."""
+    volume = _volume(db, project)
+    attachment = _create(db, project, volume.id, INSTANCE)()
+    db_attachments.begin_connect(db, attachment_id=attachment.id)
+    notifier = notifications.VolumeNotifier(conf, db, host='api')
+    completed, deleted = race(
+        lambda: db_attachments.complete(db, attachment_id=attachment.id),
+        lambda: attachment_ops.delete(db, Calls(), _ctx(project), attachment_id=attachment.id,
+                                      notifier=notifier))
+    left = db_attachments.of_volume(db, volume_id=volume.id)
+    if isinstance(completed, Exception):
+        # The delete moved it to detaching first: complete was refused, the row is gone.
+        assert isinstance(completed, exception.InvalidVolume) and left == []
+        assert _state(db, volume.id) == ('available', 'detached')
+    else:
+        assert not isinstance(deleted, Exception)
+        assert left == [] and _state(db, volume.id) == ('available', 'detached')
+
+
+@pytest.mark.parametrize('attempt', range(4))
+def test_two_finish_detaches_delete_the_attachment_once(db, conf, project, attempt):
+    volume, attachment = _attached(db, project, conf)
+    db_attachments.begin_detach(db, attachment_id=attachment.id)
+    results = race(*[lambda: db_attachments.finish_detach(
+        db, volume_id=volume.id, attachment_id=attachment.id)] * 2)
+    assert results == [[], []]
+    assert _state(db, volume.id) == ('available', 'detached')
