@@ -343,3 +343,20 @@ def test_a_member_may_filter_only_on_cinders_keys(akclient, seeded):
     resp = akclient.simulate_get('/v3/attachments', query_string='attached_host=x',
                                  headers=user(version='3.27'))
     assert fault(resp) == (400, 'Invalid filters attached_host are found in query options.')
+
+
+def test_a_multiattach_type_makes_multiattach_volumes_that_attach_twice(aclient, seeded):
+    db_types.create(seeded, name='shared', extra_specs={'multiattach': '<is> True'})
+    resp = aclient.simulate_post('/v3/volumes', headers=admin('3.50'),
+                                 json={'volume': {'size': 1, 'volume_type': 'shared'}})
+    assert resp.status_code == 202 and resp.json['volume']['multiattach'] is True
+    volume_id = resp.json['volume']['id']
+    # As the volume service would leave it: placed and available.
+    db_volumes.MACHINE.reset(seeded, row_id=volume_id, values={'status': 'available',
+                                                              'host': 'node@fake#pool'})
+    for instance in (INSTANCE, OTHER_INSTANCE):
+        made = create(aclient, volume_id, instance_uuid=instance, connector=CONNECTOR)
+        assert made.status_code == 200
+        complete(aclient, made.json['attachment']['id'])
+    assert _volume(seeded, volume_id) == ('in-use', 'attached')
+    assert len(_attachments(seeded, volume_id)) == 2
