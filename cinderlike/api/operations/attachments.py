@@ -136,7 +136,10 @@ def delete(db, rpc, ctx, *, attachment_id: str, notifier: notifications.VolumeNo
 def _remote(prefix: str, error: exception.CinderlikeException, refusals: tuple):
     """Cinder's 400 for a refusal the volume service sent back ("<prefix> - <class>: <msg>")."""
     if isinstance(error, refusals):
-        return exception.Invalid(f'{prefix} - {type(error).__name__}: {error.msg}')
+        # NOTE(remote): oslo.messaging re-raises a remote error as a subclass named
+        # '<class>_Remote'; Cinder names the class itself.
+        name = type(error).__name__.removesuffix('_Remote')
+        return exception.Invalid(f'{prefix} - {name}: {error.msg}')
     return error
 
 

@@ -100,6 +100,12 @@ def test_cinderclient_legacy_reserve_attach_detach(cinder, name):
     volume = cinder.volumes.get(volume.id)
     assert volume.status == 'in-use'
     attachment_id = volume.attachments[0]['attachment_id']
+    # The volume service's refusal crosses RabbitMQ as itself (Cinder's 400 text).
+    with pytest.raises(exceptions.BadRequest,
+                       match=r'^Error attaching volume - InvalidVolume: Invalid volume: volume '
+                             r'is already attached and multiple attachments are not enabled '
+                             r'\(HTTP 400\)'):
+        cinder.volumes.attach(volume, OTHER_INSTANCE, '/dev/vdc')
     cinder.volumes.begin_detaching(volume)
     assert cinder.volumes.get(volume.id).status == 'detaching'
     cinder.volumes.roll_detaching(volume)
