@@ -100,6 +100,22 @@ class SnapshotMovedOn(InvalidSnapshot):
     """The snapshot left the status this service's work needs (deleted, reset, taken over)."""
 
 
+class InvalidVolumeAttachMode(Invalid):
+    """A read-only volume attached read-write."""
+    msg_fmt = "Invalid attaching mode '%(mode)s' for volume %(volume_id)s."
+
+
+class InvalidUUID(Invalid):
+    """An instance uuid that is no uuid."""
+    msg_fmt = 'Expected a UUID but received %(uuid)s.'
+
+
+class ResourceConflict(Invalid):
+    """The resource's state refuses the change (Cinder's 409 among its 400s)."""
+    msg_fmt = 'Resource conflict: %(reason)s'
+    code = 409
+
+
 class InvalidVolumeMetadata(Invalid):
     """Volume metadata keys or values are unacceptable."""
     msg_fmt = 'Invalid metadata: %(reason)s'
@@ -194,6 +210,11 @@ class ServiceNotFound(NotFound):
 class VolumeNotFound(NotFound):
     """No live volume with this id is visible to the caller."""
     msg_fmt = 'Volume %(volume_id)s could not be found.'
+
+
+class VolumeAttachmentNotFound(NotFound):
+    """No live attachment with this id is visible to the caller."""
+    msg_fmt = 'Volume attachment could not be found with filter: %(filter)s.'
 
 
 class VolumeMetadataNotFound(NotFound):

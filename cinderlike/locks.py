@@ -19,3 +19,12 @@ DELETE_SNAPSHOT = 'cinder-{snapshot_id}-delete_snapshot'
 def delete_snapshot(snapshot_id: str) -> str:
     """Serialises deletes of one snapshot, and keeps it while a volume is made from it."""
     return DELETE_SNAPSHOT.format(snapshot_id=snapshot_id)
+
+
+# Cinder's `{volume_id}-detach_volume`, taken here around every export change of a volume.
+VOLUME_CONNECTIONS = 'cinder-{volume_id}-detach_volume'
+
+
+def volume_connections(volume_id: str) -> str:
+    """Serialises exports and their removal for one volume (connect, disconnect, detach)."""
+    return VOLUME_CONNECTIONS.format(volume_id=volume_id)

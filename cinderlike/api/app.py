@@ -14,6 +14,7 @@ from cinderlike.api import faults, middleware, path_rules
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
+    attachments,
     availability_zones,
     capabilities,
     clusters,
@@ -33,6 +34,7 @@ from cinderlike.api.resources import (
     type_extra_specs,
     types,
     versions,
+    volume_actions,
     volumes,
     workers,
 )
@@ -129,7 +131,7 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
     _add_v3_route(app, '/volumes/summary', collection, suffix='summary')
     _add_v3_route(app, '/volumes/{volume_id}', volumes.Volume(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/action',
-                  volumes.VolumeActions(conf, db, enforcer, rpc))
+                  volume_actions.VolumeActions(conf, db, enforcer, rpc))
     _add_v3_route(app, '/volumes/{volume_id}/metadata',
                   metadata.Metadata(db, enforcer, volumes.METADATA))
     _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',
@@ -160,6 +162,18 @@ def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
                   metadata.Metadata(db, enforcer, snapshots.METADATA))
     _add_v3_route(app, '/snapshots/{snapshot_id}/metadata/{key}',
                   metadata.MetadataItem(db, enforcer, snapshots.METADATA))
+
+
+def _add_attachment_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer,
+                           rpc) -> None:
+    """Attachments (3.27) and their os-complete action (3.44)."""
+    collection = attachments.Attachments(conf, db, enforcer, rpc)
+    _add_v3_route(app, '/attachments', collection)
+    _add_v3_route(app, '/attachments/detail', collection, suffix='detail')
+    _add_v3_route(app, '/attachments/{attachment_id}',
+                  attachments.Attachment(conf, db, enforcer, rpc))
+    _add_v3_route(app, '/attachments/{attachment_id}/action',
+                  attachments.AttachmentActions(conf, db, enforcer, rpc))
 
 
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
@@ -194,6 +208,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_qos_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
+    _add_attachment_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))

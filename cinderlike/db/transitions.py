@@ -141,7 +141,7 @@ class Machine:
         """Soft-delete the row and its children when *where* still holds; False otherwise."""
         now = utcnow()
         gone = {'deleted': True, 'deleted_at': now, 'updated_at': self.model.updated_at,
-                'status': DELETED, **(values or {})}
+                self.column: DELETED, **(values or {})}
         with db.writer(session) as s:
             if not conditional.update(s, self.model, values=gone,
                                       where=[*self.live(row_id), *where]):

@@ -36,6 +36,9 @@ GUARDS = {
     'no_group_snapshots': lambda: ~_snapshots(Snapshot.group_snapshot_id.is_not(None)),
     'not_in_group': lambda: Volume.group_id.is_(None),
     'not_migrating': lambda: _migration_in(states.EXTENDABLE_MIGRATION),
+    'no_migration_running': lambda: _migration_in(states.NOT_MIGRATING),
+    'multiattach': lambda: Volume.multiattach.is_(True),
+    'attached': lambda: Volume.attach_status == states.AttachStatus.ATTACHED,
 }
 
 def _migration_in(allowed) -> sa.ColumnElement:
@@ -117,6 +120,40 @@ def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
 
 # --- transitions ------------------------------------------------------------
 
+def _reserve_refusal(expected) -> callable:
+    def text(row: Volume) -> str:
+        if 'error' in (row.status or ''):
+            # NOTE(cinder): the trailing space is Cinder's.
+            return ('Volume attachments can not be created if the volume is in an error '
+                    f'state. The Volume {row.id} currently has a status of: {row.status} ')
+        return (f"Volume {row.id} status must be {' or '.join(expected)} to reserve, but "
+                f'the current status is {row.status}.')
+    return text
+
+
+def _legacy_reserve_refusal(expected) -> callable:
+    return lambda row: (f"Volume status must be {' or '.join(expected)} to reserve, but the "
+                        f'status is {row.status}.')
+
+
+_ATTACH_REFUSALS = {
+    'reserve_attachment': _reserve_refusal(states.RESERVABLE),
+    'reserve_attachment_multiattach': _reserve_refusal(states.RESERVABLE_MULTIATTACH),
+    'reserve': _legacy_reserve_refusal(states.LEGACY_RESERVABLE),
+    'reserve_multiattach': _legacy_reserve_refusal(states.LEGACY_RESERVABLE_MULTIATTACH),
+    'begin_detaching': lambda row: ("Unable to detach volume. Volume status must be "
+                                    "'in-use' and attach_status must be 'attached' to "
+                                    'detach.'),
+    'attach': lambda row: ('volume is already attached and multiple attachments are not '
+                           'enabled' if row.status == states.Status.IN_USE else
+                           f'Volume {row.id} status must be available, attaching or reserved '
+                           f'to attach, but the current status is {row.status}.'),
+    'attach_multiattach': lambda row: (f'Volume {row.id} status must be available, '
+                                       f'attaching, reserved or in-use to attach, but the '
+                                       f'current status is {row.status}.'),
+}
+
+
 def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     """Cinder's 400 for *action* refused on *row*, naming the states it expects."""
     if action in ('delete', 'delete_cascade'):
@@ -125,6 +162,8 @@ def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
                                               f'{_DELETE_TAIL}')
     if action in ('force_delete', 'force_delete_cascade'):
         return exception.InvalidVolume(reason=f'Volume {_DELETE_TAIL}')
+    if action in _ATTACH_REFUSALS:
+        return exception.InvalidVolume(reason=_ATTACH_REFUSALS[action](row))
     allowed = sorted(states.TRANSITIONS[action].allowed_from)
     shown = repr(allowed[0]) if len(allowed) == 1 else repr(tuple(allowed))
     if action.startswith('extend'):

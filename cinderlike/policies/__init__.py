@@ -3,6 +3,7 @@
 import itertools
 
 from cinderlike.policies import (
+    attachments,
     base,
     capabilities,
     clusters,
@@ -30,4 +31,4 @@ def list_rules():
                                 messages.list_rules(), scheduler_stats.list_rules(),
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
-                                snapshots.list_rules()))
+                                snapshots.list_rules(), attachments.list_rules()))

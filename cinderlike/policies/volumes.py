@@ -28,6 +28,16 @@ UPDATE_READONLY_POLICY = 'volume:update_readonly_flag'
 REVERT_POLICY = 'volume:revert_to_snapshot'
 RESET_STATUS_POLICY = 'volume_extension:volume_admin_actions:reset_status'
 ADMIN_FORCE_DELETE_POLICY = 'volume_extension:volume_admin_actions:force_delete'
+FORCE_DETACH_POLICY = 'volume_extension:volume_admin_actions:force_detach'
+# The legacy attach actions (Cinder's volume_actions policies).
+RESERVE_POLICY = 'volume_extension:volume_actions:reserve'
+UNRESERVE_POLICY = 'volume_extension:volume_actions:unreserve'
+BEGIN_DETACHING_POLICY = 'volume_extension:volume_actions:begin_detaching'
+ROLL_DETACHING_POLICY = 'volume_extension:volume_actions:roll_detaching'
+INITIALIZE_POLICY = 'volume_extension:volume_actions:initialize_connection'
+TERMINATE_POLICY = 'volume_extension:volume_actions:terminate_connection'
+ATTACH_POLICY = 'volume_extension:volume_actions:attach'
+DETACH_POLICY = 'volume_extension:volume_actions:detach'
 
 _READER = base.SYSTEM_ADMIN_OR_PROJECT_READER
 _MEMBER = base.SYSTEM_ADMIN_OR_PROJECT_MEMBER
@@ -77,6 +87,23 @@ rules = [
           'POST', _ACTION + ' (os-reset_status)'),
     _rule(ADMIN_FORCE_DELETE_POLICY, _ADMIN, 'Force delete a volume.',
           'POST', _ACTION + ' (os-force_delete)'),
+    _rule(FORCE_DETACH_POLICY, _ADMIN, 'Force detach a volume.',
+          'POST', _ACTION + ' (os-force_detach)'),
+    _rule(RESERVE_POLICY, _MEMBER, 'Mark volume as reserved.',
+          'POST', _ACTION + ' (os-reserve)'),
+    _rule(UNRESERVE_POLICY, _MEMBER, 'Unmark volume as reserved.',
+          'POST', _ACTION + ' (os-unreserve)'),
+    _rule(BEGIN_DETACHING_POLICY, _MEMBER, 'Begin detach volumes.',
+          'POST', _ACTION + ' (os-begin_detaching)'),
+    _rule(ROLL_DETACHING_POLICY, _MEMBER, 'Roll back volume status to in-use.',
+          'POST', _ACTION + ' (os-roll_detaching)'),
+    _rule(INITIALIZE_POLICY, _MEMBER, 'Initialize volume attachment.',
+          'POST', _ACTION + ' (os-initialize_connection)'),
+    _rule(TERMINATE_POLICY, _MEMBER, 'Terminate volume attachment.',
+          'POST', _ACTION + ' (os-terminate_connection)'),
+    _rule(ATTACH_POLICY, _MEMBER, 'Attach a volume.', 'POST', _ACTION + ' (os-attach)'),
+    _rule(DETACH_POLICY, _MEMBER, 'Clear attachment metadata.',
+          'POST', _ACTION + ' (os-detach)'),
 ]
 
 

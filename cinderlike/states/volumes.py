@@ -83,6 +83,18 @@ EXTENDABLE_MIGRATION = (None, M.ERROR, M.SUCCESS)
 CASCADE_SNAPSHOT_STATUSES = ('available', 'error')
 
 
+# What a new attachment may reserve (Cinder's _attachment_reserve), in Cinder's order; a
+# multiattach volume may be in use already.
+RESERVABLE = (S.AVAILABLE, S.DOWNLOADING)
+RESERVABLE_MULTIATTACH = (S.AVAILABLE, S.IN_USE, S.DOWNLOADING)
+# What the legacy os-reserve (and os-attach) starts from.
+LEGACY_RESERVABLE = (S.AVAILABLE,)
+LEGACY_RESERVABLE_MULTIATTACH = (S.AVAILABLE, S.IN_USE)
+# A second attachment of a volume that is not multiattach is still allowed for the
+# instance it is attached to (a migrating instance, Cinder's LP 1694530).
+SAME_INSTANCE_RESERVABLE = frozenset({S.IN_USE, S.RESERVED})
+
+
 def migrating(migration_status: str | None) -> bool:
     """Whether a migration is running on a volume with this migration_status."""
     return migration_status not in NOT_MIGRATING
@@ -119,4 +131,21 @@ TRANSITIONS: dict[str, Transition] = dict(
     # Revert to the latest snapshot (3.40).
     revert=Transition(frozenset({S.AVAILABLE}), S.REVERTING, S.AVAILABLE, S.ERROR),
     reset_status=Transition(ANY),
+    # Attachments (3.27): a new attachment reserves the volume; its later statuses follow
+    # from its attachments (states/attachments.py volume_status).
+    reserve_attachment=Transition(frozenset(RESERVABLE), S.RESERVED),
+    reserve_attachment_multiattach=Transition(frozenset(RESERVABLE_MULTIATTACH), S.RESERVED,
+                                              guards=('multiattach',)),
+    # The legacy os-reserve / os-unreserve / os-begin_detaching / os-roll_detaching and
+    # os-attach (Cinder's reserve_volume ... attach_volume).
+    reserve=Transition(frozenset(LEGACY_RESERVABLE), S.ATTACHING),
+    reserve_multiattach=Transition(frozenset(LEGACY_RESERVABLE_MULTIATTACH), S.ATTACHING,
+                                   guards=('multiattach',)),
+    unreserve=Transition(frozenset({S.ATTACHING})),
+    begin_detaching=Transition(frozenset({S.IN_USE}), S.DETACHING,
+                               guards=('attached', 'no_migration_running')),
+    roll_detaching=Transition(frozenset({S.DETACHING}), S.IN_USE),
+    attach=Transition(frozenset({S.AVAILABLE, S.ATTACHING, S.RESERVED})),
+    attach_multiattach=Transition(frozenset({S.AVAILABLE, S.ATTACHING, S.RESERVED, S.IN_USE}),
+                                  guards=('multiattach',)),
 )

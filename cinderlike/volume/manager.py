@@ -7,12 +7,14 @@ from oslo_log import log as logging
 
 from cinderlike import exception, locks, manager, notifications, rpc
 from cinderlike.conf import volume as volume_conf
+from cinderlike.db import attachments as db_attachments
 from cinderlike.db import clusters as db_clusters
 from cinderlike.db import services as db_services
 from cinderlike.drivers import volume as volume_drivers
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from cinderlike.volume import (
+    attachments,
     capabilities,
     create,
     delete,
@@ -99,6 +101,10 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self._init_driver(context)
         if self.initialized:
             recovery.do_cleanup(self, context, recovery.own_request(self))
+            # NOTE(exports): a backend's exports may not outlive its service (a target
+            # daemon restarted with it); attached hosts must reach their volumes again.
+            attachments.reexport(self, context, db_attachments.connected_of_backend(
+                self.db, host=self.host, cluster_name=self.cluster_name))
         self._report_capabilities(context)
 
     def _init_driver(self, context):
@@ -133,13 +139,22 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             return {}
         return capabilities.describe(self.driver.get_volume_stats(refresh=discover))
 
-    @property
-    def service_id(self) -> int | None:
-        """Our services row's id, which workers rows name (looked up once)."""
+    def _service(self) -> tuple[int | None, str | None]:
+        """(id, uuid) of our services row, looked up once."""
         if self._service_id is None:
             rows = db_services.get_all(self.db, host=self.host, binary=self.BINARY)
-            self._service_id = rows[0].id if rows else None
-        return self._service_id
+            self._service_id = (rows[0].id, rows[0].uuid) if rows else None
+        return self._service_id or (None, None)
+
+    @property
+    def service_id(self) -> int | None:
+        """Our services row's id, which workers rows name."""
+        return self._service()[0]
+
+    @property
+    def service_uuid(self) -> str | None:
+        """Our services row's uuid, which the volumes we create name (3.48's service_uuid)."""
+        return self._service()[1]
 
     def require_driver(self) -> None:
         """:raises DriverNotInitialized: while init_host has not brought the driver up."""
@@ -217,3 +232,46 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         """Beyond Cinder: take over the in-flight operations of a down cluster member."""
         if self.conf.auto_cleanup_enabled and self.initialized:
             recovery.clean_down_peers(self, context)
+
+    # --- connections (calls from the API, but remove_export) ---------------------
+
+    def attachment_update(self, context, *, volume_id, attachment_id, connector):
+        """Connect a reserved attachment; the connection info."""
+        LOG.debug('attachment_update %s of %s received on %s', attachment_id, volume_id,
+                  self.host)
+        return attachments.attachment_update(self, context, volume_id=volume_id,
+                                             attachment_id=attachment_id,
+                                             connector=connector)
+
+    def attachment_delete(self, context, *, volume_id, attachment_id):
+        """Disconnect a detaching attachment."""
+        LOG.debug('attachment_delete %s of %s received on %s', attachment_id, volume_id,
+                  self.host)
+        attachments.attachment_delete(self, context, volume_id=volume_id,
+                                      attachment_id=attachment_id)
+
+    def initialize_connection(self, context, *, volume_id, connector):
+        """Legacy: export the volume to *connector*; the connection info."""
+        return attachments.initialize_connection(self, context, volume_id=volume_id,
+                                                 connector=connector)
+
+    def terminate_connection(self, context, *, volume_id, connector, force=False):
+        """Legacy: stop serving *connector*'s host."""
+        attachments.terminate_connection(self, context, volume_id=volume_id,
+                                         connector=connector, force=force)
+
+    def attach_volume(self, context, *, volume_id, instance_uuid, host_name, mountpoint,
+                      mode):
+        """Legacy os-attach: record the attachment; its id."""
+        return attachments.attach_volume(self, context, volume_id=volume_id,
+                                         instance_uuid=instance_uuid, host_name=host_name,
+                                         mountpoint=mountpoint, mode=mode)
+
+    def detach_volume(self, context, *, volume_id, attachment_id=None):
+        """Legacy os-detach: remove the export and the attachment."""
+        attachments.detach_volume(self, context, volume_id=volume_id,
+                                  attachment_id=attachment_id)
+
+    def remove_export(self, context, *, volume_id):
+        """Cast: remove the volume's export."""
+        attachments.remove_export(self, context, volume_id=volume_id)

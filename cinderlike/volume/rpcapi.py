@@ -6,14 +6,16 @@ fanout on `cinder-volume`.
 
 Sent to the resource's cluster when its `cluster_name` is set, to its host otherwise (the
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
-do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot. To the backend named by
+do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_update,
+attachment_delete, initialize_connection, terminate_connection, attach_volume,
+detach_volume, remove_export. To the backend named by
 the caller (host or cluster, as given): get_capabilities.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.5'
+RPC_API_VERSION = '1.6'
 
 
 class VolumeAPI:
@@ -30,6 +32,9 @@ class VolumeAPI:
               resource_id, until)
         1.5 - create_snapshot, delete_snapshot, revert_to_snapshot (ids; delete_volume's
               cascade deletes the volume's `deleting` snapshots first)
+        1.6 - attachment_update, attachment_delete, initialize_connection,
+              terminate_connection, attach_volume, detach_volume (calls: the API answers
+              with what they return or raise), remove_export (cast)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -100,3 +105,49 @@ class VolumeAPI:
         """Revert a `reverting` volume to its `restoring` (latest) snapshot."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
             ctxt, 'revert_to_snapshot', volume_id=volume_id, snapshot_id=snapshot_id)
+
+    def _call(self, ctxt, method, *, host, cluster_name, **kwargs):
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.6').call(
+            ctxt, method, **kwargs)
+
+    def attachment_update(self, ctxt, *, volume_id, attachment_id, connector, host,
+                          cluster_name=None) -> dict:
+        """Connect *connector*'s host to the volume for a reserved attachment; the
+        connection info (a call, as Cinder)."""
+        return self._call(ctxt, 'attachment_update', host=host, cluster_name=cluster_name,
+                          volume_id=volume_id, attachment_id=attachment_id,
+                          connector=connector)
+
+    def attachment_delete(self, ctxt, *, volume_id, attachment_id, host, cluster_name=None):
+        """Terminate the attachment's connection (and the export when it was the last)."""
+        return self._call(ctxt, 'attachment_delete', host=host, cluster_name=cluster_name,
+                          volume_id=volume_id, attachment_id=attachment_id)
+
+    def initialize_connection(self, ctxt, *, volume_id, connector, host,
+                              cluster_name=None) -> dict:
+        """Legacy os-initialize_connection: export the volume to *connector*; its info."""
+        return self._call(ctxt, 'initialize_connection', host=host, cluster_name=cluster_name,
+                          volume_id=volume_id, connector=connector)
+
+    def terminate_connection(self, ctxt, *, volume_id, connector, host, cluster_name=None,
+                             force=False):
+        """Legacy os-terminate_connection (and os-force_detach with *force*)."""
+        return self._call(ctxt, 'terminate_connection', host=host, cluster_name=cluster_name,
+                          volume_id=volume_id, connector=connector, force=force)
+
+    def attach_volume(self, ctxt, *, volume_id, instance_uuid, host_name, mountpoint, mode,
+                      host, cluster_name=None) -> str:
+        """Legacy os-attach: record an attachment to an instance or a host; its id."""
+        return self._call(ctxt, 'attach_volume', host=host, cluster_name=cluster_name,
+                          volume_id=volume_id, instance_uuid=instance_uuid,
+                          host_name=host_name, mountpoint=mountpoint, mode=mode)
+
+    def detach_volume(self, ctxt, *, volume_id, attachment_id, host, cluster_name=None):
+        """Legacy os-detach: remove the export and the attachment."""
+        return self._call(ctxt, 'detach_volume', host=host, cluster_name=cluster_name,
+                          volume_id=volume_id, attachment_id=attachment_id)
+
+    def remove_export(self, ctxt, *, volume_id, host, cluster_name=None):
+        """Remove the volume's export (a cast)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.6').cast(
+            ctxt, 'remove_export', volume_id=volume_id)

@@ -1,4 +1,4 @@
-"""cinderlike-api: /volumes — list, detail, summary, create, show, update, delete, os-* actions.
+"""cinderlike-api: /volumes — list, detail, summary, create, show, update, delete.
 
 HTTP only: parse, policy, validate, call api/operations/volumes.py, render with views.
 """
@@ -18,7 +18,6 @@ from cinderlike.api.schemas import volumes as schema
 from cinderlike.api.views import volumes as view
 from cinderlike.db import volumes as db_volumes
 from cinderlike.policies import volumes as policy
-from cinderlike.states import volumes as states
 
 # Cinder's resource_filters.json for volumes: what non-admins may filter on (3.31+).
 ALLOWED_FILTERS = ('name', 'status', 'metadata', 'bootable', 'migration_status',
@@ -287,80 +286,3 @@ class Volume:
         operations.delete(self._db, self._rpc, req.context.ctx, volume_id=volume_id,
                           force=force, cascade=cascade)
         resp.status = falcon.HTTP_202
-
-
-
-
-def _reset_values(asked: dict) -> dict:
-    """Validated os-reset_status columns. :raises ValidationError:"""
-    if not any(asked.get(k) for k in ('status', 'attach_status', 'migration_status')):
-        raise exception.ValidationError(
-            detail="Must specify 'status', 'attach_status' or 'migration_status' for update.")
-    values = {}
-    for key, valid, label in (
-            ('status', states.RESET_STATUSES, 'status'),
-            ('attach_status', states.RESET_ATTACH_STATUSES, 'attach status'),
-            ('migration_status', states.RESET_MIGRATION_STATUSES, 'migration status')):
-        if asked.get(key):
-            value = asked[key].lower()
-            if value not in valid:
-                raise exception.ValidationError(detail=f'Must specify a valid {label}')
-            values[key] = None if value == 'none' else value
-    return values
-
-
-class VolumeActions:
-    """POST /volumes/{volume_id}/action with one `os-*` key (or `revert`, 3.40)."""
-
-    _SCHEMAS = {'os-extend': schema.extend, 'os-reset_status': schema.reset_status,
-                'os-force_delete': schema.force_delete, 'os-set_bootable': schema.set_bootable,
-                'os-update_readonly_flag': schema.update_readonly_flag, 'revert': schema.revert}
-
-    def __init__(self, conf, db, enforcer, rpc):
-        self._conf = conf
-        self._db = db
-        self._enforcer = enforcer
-        self._rpc = rpc
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
-        """:raises Invalid, ValidationError, VolumeNotFound, InvalidVolume, OverQuota:"""
-        body = validation.load_body(req, limit=req.context.max_body)
-        if not isinstance(body, dict) or len(body) != 1:
-            raise exception.Invalid('Malformed request body')
-        (action, args), = body.items()
-        if action == 'revert' and not req.context.api_version.matches(mv.VOLUME_REVERT):
-            raise falcon.HTTPNotFound()
-        if action not in self._SCHEMAS:
-            raise exception.Invalid(f'There is no such action: {action}')
-        validation.validate(self._SCHEMAS[action], body)
-        ctx = req.context.ctx
-        volume = operations.get(self._db, ctx, volume_id=volume_id)
-        target = {'project_id': volume.project_id, 'user_id': volume.user_id}
-        resp.status = falcon.HTTP_202
-        if action == 'os-extend':
-            attached = (req.context.api_version.matches(mv.VOLUME_EXTEND_INUSE)
-                        and volume.status == states.Status.IN_USE)
-            self._enforcer.authorize(ctx, policy.EXTEND_ATTACHED_POLICY if attached
-                                     else policy.EXTEND_POLICY, target)
-            operations.extend(self._conf, self._db, self._rpc, ctx, volume_id=volume_id,
-                              new_size=int(args['new_size']), attached=attached)
-        elif action == 'os-reset_status':
-            self._enforcer.authorize(ctx, policy.RESET_STATUS_POLICY, target)
-            operations.reset_status(self._db, ctx, volume_id=volume_id,
-                                    values=_reset_values(args))
-        elif action == 'os-force_delete':
-            self._enforcer.authorize(ctx, policy.ADMIN_FORCE_DELETE_POLICY, target)
-            operations.delete(self._db, self._rpc, ctx, volume_id=volume_id, force=True)
-        elif action == 'os-set_bootable':
-            self._enforcer.authorize(ctx, policy.UPDATE_POLICY, target)
-            operations.update(self._db, ctx, volume_id=volume_id, metadata=None,
-                              values={'bootable': schema.is_true(args['bootable'])})
-            resp.status = falcon.HTTP_200
-        elif action == 'revert':
-            self._enforcer.authorize(ctx, policy.REVERT_POLICY, target)
-            operations.revert(self._db, self._rpc, ctx, volume_id=volume_id,
-                              snapshot_id=args.get('snapshot_id'))
-        else:
-            self._enforcer.authorize(ctx, policy.UPDATE_READONLY_POLICY, target)
-            operations.update_readonly_flag(self._db, ctx, volume_id=volume_id,
-                                            readonly=schema.is_true(args['readonly']))

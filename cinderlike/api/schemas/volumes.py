@@ -79,6 +79,38 @@ reset_status = _body('os-reset_status', {
 })
 
 
+# The legacy attach actions (Cinder's schemas/volume_actions.py and admin_actions.py).
+reserve = _body('os-reserve', {})
+unreserve = _body('os-unreserve', {})
+begin_detaching = _body('os-begin_detaching', {})
+roll_detaching = _body('os-roll_detaching', {})
+initialize_connection = _body('os-initialize_connection', {
+    'type': 'object', 'properties': {'connector': {'type': ['object', 'string']}},
+    'required': ['connector'], 'additionalProperties': False})
+terminate_connection = _body('os-terminate_connection', {
+    'type': 'object', 'properties': {'connector': {'type': ['string', 'object', 'null']}},
+    'required': ['connector'], 'additionalProperties': False})
+attach = _body('os-attach', {
+    'type': 'object',
+    'properties': {'instance_uuid': {'type': 'string', 'format': 'uuid'},
+                   'mountpoint': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+                   'host_name': {'type': 'string', 'maxLength': 255},
+                   'mode': {'type': 'string', 'enum': ['rw', 'ro']}},
+    'required': ['mountpoint'],
+    'anyOf': [{'required': ['instance_uuid']}, {'required': ['host_name']}],
+    'additionalProperties': False})
+detach = _body('os-detach', {
+    'type': ['object', 'null'],
+    'properties': {'attachment_id': {'oneOf': [{'type': 'string', 'format': 'uuid'},
+                                               {'type': 'null'}]}},
+    'additionalProperties': False})
+force_detach = _body('os-force_detach', {
+    'type': 'object',
+    'properties': {'connector': {'type': ['string', 'object', 'null']},
+                   'attachment_id': {'type': ['string', 'null']}},
+    'additionalProperties': False})
+
+
 def is_true(value) -> bool:
     """A value the `boolean` schema accepted, as a bool."""
     return value in _TRUE

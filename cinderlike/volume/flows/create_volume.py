@@ -189,8 +189,10 @@ class CreateVolumeOnFinish(task.Task):
     """`available` and launched_at with the driver's columns, workers row gone; create.end."""
 
     def execute(self, manager, ctx, volume, hold, model_update):
-        done = db_settle.Outcome(action='create',
-                                 values=dict(model_update, launched_at=utcnow()))
+        # NOTE(cinder): as Cinder, the volume names the service that made it (3.48's
+        # service_uuid; shared_targets keeps its default, true, as no driver reports it).
+        done = db_settle.Outcome(action='create', values=dict(
+            model_update, launched_at=utcnow(), service_uuid=manager.service_uuid))
         if db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
                             outcome=done) is not db_settle.Settled.DONE:
             raise exception.VolumeMovedOn(

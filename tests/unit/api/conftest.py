@@ -47,7 +47,8 @@ def add_service(db, *, host, binary='cinder-volume', zone='nova', cluster=None,
     return db_services.get(db, row.id)
 
 
-# Volume API fixtures (a recording RPC client and apps using it) and pools/capabilities
-# fixtures (RPC clients that answer calls).
+# Volume API fixtures (a recording RPC client and apps using it), pools/capabilities
+# fixtures (RPC clients that answer calls) and attachment fixtures (calls reach a manager).
+from tests.unit.api.attachment_fixtures import aclient, akclient, manager, mrpc  # noqa: E402,F401
 from tests.unit.api.pool_fixtures import answering, pclient, pkclient  # noqa: E402,F401
 from tests.unit.api.volume_fixtures import kclient, rpc, seeded, vclient  # noqa: E402,F401

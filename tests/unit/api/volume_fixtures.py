@@ -91,5 +91,5 @@ def fault(resp) -> tuple[int, str]:
     (name, body), = resp.json.items()
     assert body['code'] == resp.status_code
     assert name == {400: 'badRequest', 404: 'itemNotFound', 413: 'overLimit',
-                    403: 'forbidden'}[resp.status_code]
+                    403: 'forbidden', 409: 'conflictingRequest'}[resp.status_code]
     return resp.status_code, body['message']

@@ -20,6 +20,8 @@ class RecordingClient:
         class Prepared:
             def cast(self, ctxt, method, **kwargs):
                 client.sent.append((target.get('topic'), target.get('server'), method))
+
+            call = cast
         return Prepared()
 
 
@@ -28,6 +30,14 @@ CLUSTER_AWARE = {
     'delete_volume': {'volume_id': 'v1'},
     'extend_volume': {'volume_id': 'v1', 'new_size': 2, 'reservations': []},
     'do_cleanup': {'cleanup_request': {}},
+    'attachment_update': {'volume_id': 'v1', 'attachment_id': 'a1', 'connector': {}},
+    'attachment_delete': {'volume_id': 'v1', 'attachment_id': 'a1'},
+    'initialize_connection': {'volume_id': 'v1', 'connector': {}},
+    'terminate_connection': {'volume_id': 'v1', 'connector': {}},
+    'attach_volume': {'volume_id': 'v1', 'instance_uuid': None, 'host_name': 'h',
+                      'mountpoint': '/m', 'mode': 'rw'},
+    'detach_volume': {'volume_id': 'v1', 'attachment_id': None},
+    'remove_export': {'volume_id': 'v1'},
 }
 
 

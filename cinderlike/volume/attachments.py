@@ -1,0 +1,259 @@
+"""cinderlike-volume: connect and disconnect hosts (Cinder's attachment_update,
+attachment_delete, initialize_connection, terminate_connection, attach_volume, detach_volume,
+remove_export) and re-export attached volumes at start-up.
+
+The driver exports the volume and answers with connection info; the attachment row keeps
+the connector and that info. Exports are made and removed under the volume's connection
+lock, so "the last connection removes the export" is decided by one service at a time.
+"""
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from cinderlike import exception, locks, messages
+from cinderlike.db import attachments as db_attachments
+from cinderlike.db import qos_specs as db_qos_specs
+from cinderlike.db import volumes as db_volumes
+from cinderlike.drivers.volume import base
+from cinderlike.states import attachments as states
+
+LOG = logging.getLogger(__name__)
+
+
+def _access_mode(manager, volume_id: str, mode: str | None) -> str:
+    """'ro' for a read-only volume or a read-only attachment, else 'rw' (Cinder's rule)."""
+    admin = db_volumes.get_metadata(manager.db, volume_ids=[volume_id], admin=True)[volume_id]
+    if admin.get('attached_mode'):
+        return admin['attached_mode']
+    if mode == states.READ_ONLY or admin.get('readonly') == 'True':
+        return states.READ_ONLY
+    return states.READ_WRITE
+
+
+def _ref(manager, volume, *, mode: str | None) -> base.VolumeRef:
+    """The driver's view of *volume* for a connection: its type's QoS specs (the front-end
+    ones go to the host) and whether the host gets it read-only."""
+    qos = db_qos_specs.get_for_type(manager.db, type_id=volume.volume_type_id)['qos_specs']
+    return base.VolumeRef.of(volume, qos_specs=qos,
+                             readonly=_access_mode(manager, volume.id, mode) == states.READ_ONLY)
+
+
+def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
+    """Export *volume* to *connector*'s host; the driver's connection info with Cinder's
+    `access_mode`, `encrypted` and `enforce_multipath`.
+
+    :raises VolumeBackendAPIException: the export or the connection failed (the export is
+        removed again).
+    """
+    manager.require_driver()
+    ref = _ref(manager, volume, mode=mode)
+    try:
+        update = manager.driver.create_export(ref, connector)
+    except exception.CinderlikeException as error:
+        raise exception.VolumeBackendAPIException(
+            data=f'Create export for volume failed ({error.msg}).') from error
+    if update:
+        db_volumes.update(manager.db, volume_id=volume.id, values=update)
+        ref = _ref(manager, db_volumes.get(manager.db, volume_id=volume.id), mode=mode)
+    try:
+        info = manager.driver.initialize_connection(ref, connector)
+    except Exception as error:
+        LOG.exception('Volume %s: driver failed to initialize the connection', volume.id)
+        manager.driver.remove_export(ref)
+        raise exception.VolumeBackendAPIException(
+            data=f'Driver initialize connection failed (error: {error}).') from error
+    data = info.setdefault('data', {})
+    data['access_mode'] = states.READ_ONLY if ref.readonly else states.READ_WRITE
+    data['encrypted'] = volume.encryption_key_id is not None
+    data['enforce_multipath'] = connector.get('enforce_multipath', False)
+    return info
+
+
+def _message(manager, ctx, volume_id: str, action, detail, error) -> None:
+    messages.create(manager.db, ctx, conf=manager.conf, action=action,
+                    resource_uuid=volume_id, detail=detail, exception=error)
+
+
+def attachment_update(manager, ctx, *, volume_id: str, attachment_id: str,
+                      connector: dict) -> dict:
+    """Connect a reserved attachment: `attaching`, with the connector and the connection
+    info stored on it; that info, flattened as Cinder returns it.
+
+    :raises VolumeAttachmentNotFound, InvalidVolume, VolumeBackendAPIException,
+        DriverNotInitialized: (the attachment is then `error_attaching`)
+    """
+    attachment = db_attachments.begin_connect(manager.db, attachment_id=attachment_id)
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    mode = connector.get('mode', states.READ_WRITE)
+    if attachment.attach_mode not in (None, states.MODE_UNSET):
+        mode = connector['mode'] = attachment.attach_mode
+    manager.notifier.info(ctx, volume, 'attach.start')
+    try:
+        with manager.coordinator.get_lock(locks.volume_connections(volume_id)):
+            info = _export(manager, volume, connector, mode=mode)
+    except Exception as error:
+        LOG.exception('Volume %s: attachment %s could not be connected', volume_id,
+                      attachment_id)
+        db_attachments.connect_failed(manager.db, attachment_id=attachment_id)
+        _message(manager, ctx, volume_id, messages.Action.UPDATE_ATTACHMENT,
+                 messages.Detail.ATTACH_ERROR, error)
+        raise
+    # NOTE(cinder): the attachment's connection info is the driver's `data` with the
+    # driver_volume_type beside it, plus the attachment id.
+    flat = dict(info['data'], **{k: v for k, v in info.items() if k != 'data'},
+                attachment_id=attachment_id)
+    db_attachments.connected(manager.db, attachment_id=attachment_id, values={
+        'connector': jsonutils.dumps(connector), 'connection_info': jsonutils.dumps(flat),
+        'attached_host': connector.get('host'),
+        'mountpoint': connector.get('mountpoint', 'na'), 'attach_mode': mode})
+    LOG.info('Volume %s: attachment %s connected to %s', volume_id, attachment_id,
+             connector.get('host'))
+    return flat
+
+
+def _others_connected(manager, volume_id: str, attachment_id: str | None) -> bool:
+    return any(a.id != attachment_id and a.connection_info
+               for a in db_attachments.of_volume(manager.db, volume_id=volume_id))
+
+
+def _disconnect(manager, volume, connector: dict | None, *, attachment_id: str | None,
+                force: bool = False) -> None:
+    """Terminate *connector*'s connection, and remove the export when no other attachment
+    of the volume is connected. :raises VolumeBackendAPIException:"""
+    manager.require_driver()
+    ref = base.VolumeRef.of(volume)
+    with manager.coordinator.get_lock(locks.volume_connections(volume.id)):
+        if connector or force:
+            try:
+                manager.driver.terminate_connection(ref, connector)
+            except Exception as error:
+                raise exception.VolumeBackendAPIException(
+                    data=f'Terminate volume connection failed: {error}') from error
+        if _others_connected(manager, volume.id, attachment_id):
+            return
+        try:
+            manager.driver.remove_export(ref)
+        except Exception:
+            # NOTE(cinder): a failed remove_export does not fail the detach.
+            LOG.warning('Volume %s: failed to remove the export, ignored', volume.id,
+                        exc_info=True)
+
+
+def attachment_delete(manager, ctx, *, volume_id: str, attachment_id: str) -> None:
+    """Disconnect a `detaching` attachment (the API deletes the row afterwards).
+
+    :raises VolumeBackendAPIException, DriverNotInitialized: (it is then `error_detaching`)
+    """
+    attachment = db_attachments.get(manager.db, attachment_id=attachment_id)
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    manager.notifier.info(ctx, volume, 'detach.start')
+    connector = jsonutils.loads(attachment.connector) if attachment.connector else None
+    try:
+        _disconnect(manager, volume, connector, attachment_id=attachment_id)
+    except Exception as error:
+        LOG.exception('Volume %s: attachment %s could not be disconnected', volume_id,
+                      attachment_id)
+        db_attachments.detach_failed(manager.db, attachment_id=attachment_id)
+        # NOTE(cinder): Cinder has no detach action; a detach is an attachment update.
+        _message(manager, ctx, volume_id, messages.Action.UPDATE_ATTACHMENT,
+                 messages.Detail.DETACH_ERROR, error)
+        raise
+
+
+def initialize_connection(manager, ctx, *, volume_id: str, connector: dict) -> dict:
+    """Legacy os-initialize_connection: the driver's connection info (nothing stored)."""
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    with manager.coordinator.get_lock(locks.volume_connections(volume_id)):
+        return _export(manager, volume, connector, mode=connector.get('mode'))
+
+
+def terminate_connection(manager, ctx, *, volume_id: str, connector: dict | None,
+                         force: bool = False) -> None:
+    """Legacy os-terminate_connection: the driver stops serving *connector*'s host."""
+    manager.require_driver()
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    try:
+        manager.driver.terminate_connection(base.VolumeRef.of(volume), connector)
+    except Exception as error:
+        raise exception.VolumeBackendAPIException(
+            data=f'Terminate volume connection failed: {error}') from error
+
+
+def attach_volume(manager, ctx, *, volume_id: str, instance_uuid: str | None,
+                  host_name: str | None, mountpoint: str, mode: str) -> str:
+    """Legacy os-attach: an `attached` attachment, the volume `in-use`; its id.
+
+    :raises InvalidVolumeAttachMode, InvalidVolume, DriverNotInitialized:
+    """
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    admin = db_volumes.get_metadata(manager.db, volume_ids=[volume_id], admin=True)[volume_id]
+    try:
+        manager.require_driver()
+        if admin.get('readonly') == 'True' and mode != states.READ_ONLY:
+            raise exception.InvalidVolumeAttachMode(mode=mode, volume_id=volume_id)
+    except Exception as error:
+        _message(manager, ctx, volume_id, messages.Action.ATTACH_VOLUME,
+                 messages.Detail.ATTACH_ERROR, error)
+        raise
+    # NOTE(cinder): as Cinder, a refused attach (already attached) sends no attach.start;
+    # here the refusal is the CAS of the write itself, so start follows it.
+    row = db_attachments.attach(manager.db, volume_id=volume_id, values={
+        'instance_uuid': instance_uuid, 'attached_host': host_name, 'mountpoint': mountpoint,
+        'attach_mode': mode})
+    manager.notifier.info(ctx, volume, 'attach.start')
+    manager.notifier.info(ctx, volume, 'attach.end', reload=True)
+    return row.id
+
+
+def detach_volume(manager, ctx, *, volume_id: str, attachment_id: str | None) -> None:
+    """Legacy os-detach: remove the export, delete the attachment, recompute the volume.
+
+    :raises InvalidVolume: several attachments and no id; VolumeBackendAPIException:
+    """
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    attachments = db_attachments.of_volume(manager.db, volume_id=volume_id)
+    if attachment_id is None:
+        if len(attachments) > 1:
+            raise exception.InvalidVolume(reason='Detach volume failed: More than one '
+                                                 'attachment, but no attachment_id provided.')
+        attachment_id = attachments[0].id if attachments else None
+    manager.notifier.info(ctx, volume, 'detach.start')
+    if attachment_id is not None and any(a.id == attachment_id for a in attachments):
+        try:
+            _disconnect(manager, volume, None, attachment_id=attachment_id)
+        except Exception as error:
+            _message(manager, ctx, volume_id, messages.Action.UPDATE_ATTACHMENT,
+                     messages.Detail.DETACH_ERROR, error)
+            raise
+    # NOTE(cinder): an unknown attachment still settles the volume's status.
+    db_attachments.finish_detach(manager.db, volume_id=volume_id, attachment_id=attachment_id)
+    manager.notifier.info(ctx, volume, 'detach.end', reload=True)
+
+
+def remove_export(manager, ctx, *, volume_id: str) -> None:
+    """Cast: remove the volume's export."""
+    manager.require_driver()
+    volume = db_volumes.get(manager.db, volume_id=volume_id)
+    with manager.coordinator.get_lock(locks.volume_connections(volume_id)):
+        manager.driver.remove_export(base.VolumeRef.of(volume))
+
+
+def reexport(manager, ctx, volumes) -> int:
+    """init_host: the driver recreates the export of each volume with connected
+    attachments (Cinder's ensure_export), so hosts attached before a restart reach their
+    volumes again with the connection info they hold; how many volumes.
+
+    A volume whose export cannot be ensured is logged and keeps its status (the host may
+    still reach it), as Cinder's init_host.
+    """
+    ensured = 0
+    for volume in volumes:
+        try:
+            with manager.coordinator.get_lock(locks.volume_connections(volume.id)):
+                manager.driver.ensure_export(base.VolumeRef.of(volume))
+        except Exception:
+            LOG.exception('Volume %s: failed to re-export it', volume.id)
+            continue
+        ensured += 1
+    LOG.info('Re-exported %d attached volumes on %s', ensured, manager.host)
+    return ensured

@@ -1,0 +1,183 @@
+"""Attachment races on real PostgreSQL and MariaDB: reserving an attachment, deleting the
+volume and detaching all lock the volume row first, so two attachment creates of a volume
+that is not multiattach leave one attachment, a delete and an attach leave one winner, and a
+detach racing a force-detach ends with the attachment gone once and the volume available."""
+
+import uuid
+
+import pytest
+
+from cinderlike import context, exception, notifications
+from cinderlike.api.operations import attachments as attachment_ops
+from cinderlike.api.operations import volumes as volume_ops
+from cinderlike.db import attachments as db_attachments
+from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
+from tests.fixtures import daemons
+from tests.fixtures.race import race, split
+
+INSTANCE = '6c7e5d8e-7a55-4a4e-9f0a-2a0f3b9d4c11'
+OTHER_INSTANCE = '0b9f1f9e-3f2b-4c1e-8f43-4a4b2f7c9d22'
+
+
+class Calls:
+    """The API's rpc bundle: records casts and calls, answers attachment_update."""
+
+    def __init__(self):
+        self.scheduler = self.volume = self
+        self.sent = []
+
+    def __getattr__(self, method):
+        def send(ctxt, **kwargs):
+            self.sent.append(method)
+            return {'driver_volume_type': 'fake'}
+        return send
+
+
+class AllowAll:
+    def authorize(self, ctx, rule, target=None):
+        return True
+
+
+@pytest.fixture(scope='module')
+def conf():
+    return daemons.make_conf()
+
+
+@pytest.fixture
+def project():
+    return uuid.uuid4().hex
+
+
+def _ctx(project):
+    return context.RequestContext(user_id='u1', project_id=project, is_admin=False)
+
+
+def _volume(db, project, **values):
+    vtype = db_types.get_by_name(db, name='__DEFAULT__')
+    return db_volumes.create(db, values={
+        'status': 'available', 'size': 1, 'host': 'node@fake#pool', 'project_id': project,
+        'volume_type_id': vtype.id, 'attach_status': 'detached', **values})
+
+
+def _create(db, project, volume_id, instance):
+    return lambda: attachment_ops.create(db, Calls(), AllowAll(), _ctx(project),
+                                         volume_id=volume_id, instance_uuid=instance,
+                                         connector=None, mode=None)
+
+
+def _state(db, volume_id):
+    volume = db_volumes.get(db, volume_id=volume_id)
+    return volume.status, volume.attach_status
+
+
+@pytest.mark.parametrize('attempt', range(8))
+def test_two_creates_on_a_plain_volume_one_wins(db, project, attempt):
+    volume = _volume(db, project)
+    winners, losers = split(race(_create(db, project, volume.id, INSTANCE),
+                                 _create(db, project, volume.id, OTHER_INSTANCE)))
+    assert len(winners) == 1 and len(losers) == 1
+    assert isinstance(losers[0], exception.InvalidVolume)
+    assert 'to reserve, but the current status is reserved' in losers[0].msg
+    (attachment,) = db_attachments.of_volume(db, volume_id=volume.id)
+    assert attachment.id == winners[0].id and attachment.attach_status == 'reserved'
+    assert _state(db, volume.id) == ('reserved', 'detached')
+
+
+@pytest.mark.parametrize('attempt', range(4))
+def test_a_reservation_is_exclusive_even_on_a_multiattach_volume(db, conf, project, attempt):
+    """Cinder's rule: while one attachment holds the volume `reserved`, no other may
+    reserve it; once attached, the next one does."""
+    volume = _volume(db, project, multiattach=True)
+    winners, losers = split(race(_create(db, project, volume.id, INSTANCE),
+                                 _create(db, project, volume.id, OTHER_INSTANCE)))
+    assert len(winners) == 1 and isinstance(losers[0], exception.InvalidVolume)
+    db_attachments.begin_connect(db, attachment_id=winners[0].id)
+    db_attachments.complete(db, attachment_id=winners[0].id)
+    assert _create(db, project, volume.id, OTHER_INSTANCE)().attach_status == 'reserved'
+    assert len(db_attachments.of_volume(db, volume_id=volume.id)) == 2
+    # As Cinder: the new reservation shows on the volume's status, the attached one on its
+    # attach_status.
+    assert _state(db, volume.id) == ('reserved', 'attached')
+
+
+@pytest.mark.parametrize('attempt', range(8))
+def test_volume_delete_against_an_attach_one_wins(db, project, attempt):
+    volume = _volume(db, project)
+    deleted, attached = race(
+        lambda: volume_ops.delete(db, Calls(), _ctx(project), volume_id=volume.id),
+        _create(db, project, volume.id, INSTANCE))
+    status = db_volumes.get(db, volume_id=volume.id).status
+    if isinstance(attached, Exception):
+        assert isinstance(attached, exception.InvalidVolume)
+        assert deleted is None and status == 'deleting'
+        assert db_attachments.of_volume(db, volume_id=volume.id) == []
+    else:
+        assert isinstance(deleted, exception.InvalidVolume) and status == 'reserved'
+        assert [a.id for a in db_attachments.of_volume(db, volume_id=volume.id)] == [
+            attached.id]
+
+
+def _attached(db, project, conf):
+    volume = _volume(db, project)
+    attachment = _create(db, project, volume.id, INSTANCE)()
+    db_attachments.begin_connect(db, attachment_id=attachment.id)
+    db_attachments.connected(db, attachment_id=attachment.id,
+                             values={'connector': '{"host": "h"}', 'attached_host': 'h'})
+    db_attachments.complete(db, attachment_id=attachment.id)
+    assert _state(db, volume.id) == ('in-use', 'attached')
+    return volume, attachment
+
+
+@pytest.mark.parametrize('attempt', range(8))
+def test_detach_against_a_force_detach_leaves_the_volume_available(db, conf, project,
+                                                                   attempt):
+    volume, attachment = _attached(db, project, conf)
+    notifier = notifications.VolumeNotifier(conf, db, host='api')
+    admin = context.RequestContext(user_id='admin', project_id=project, is_admin=True)
+    results = race(
+        lambda: attachment_ops.delete(db, Calls(), _ctx(project), attachment_id=attachment.id,
+                                      notifier=notifier),
+        lambda: attachment_ops.delete(db, Calls(), admin, attachment_id=attachment.id,
+                                      notifier=notifier, force=True))
+    winners, losers = split(results)
+    assert winners, results
+    # A detach that came second found the attachment detaching (or gone): refused.
+    assert all(isinstance(e, (exception.InvalidVolume, exception.VolumeAttachmentNotFound))
+               for e in losers)
+    assert db_attachments.of_volume(db, volume_id=volume.id) == []
+    assert _state(db, volume.id) == ('available', 'detached')
+
+
+@pytest.mark.parametrize('attempt', range(8))
+def test_complete_against_a_delete_leaves_no_attachment(db, conf, project, attempt):
+    """os-complete and DELETE of a connecting attachment: either the delete moved it to
+    detaching first and complete is refused, or complete won and the delete then detached
+    the attached attachment; either way it is gone and the volume available, never in use
+    without an attachment."""
+    volume = _volume(db, project)
+    attachment = _create(db, project, volume.id, INSTANCE)()
+    db_attachments.begin_connect(db, attachment_id=attachment.id)
+    notifier = notifications.VolumeNotifier(conf, db, host='api')
+    completed, deleted = race(
+        lambda: db_attachments.complete(db, attachment_id=attachment.id),
+        lambda: attachment_ops.delete(db, Calls(), _ctx(project), attachment_id=attachment.id,
+                                      notifier=notifier))
+    left = db_attachments.of_volume(db, volume_id=volume.id)
+    if isinstance(completed, Exception):
+        # The delete moved it to detaching first: complete was refused, the row is gone.
+        assert isinstance(completed, exception.InvalidVolume) and left == []
+        assert _state(db, volume.id) == ('available', 'detached')
+    else:
+        assert not isinstance(deleted, Exception)
+        assert left == [] and _state(db, volume.id) == ('available', 'detached')
+
+
+@pytest.mark.parametrize('attempt', range(4))
+def test_two_finish_detaches_delete_the_attachment_once(db, conf, project, attempt):
+    volume, attachment = _attached(db, project, conf)
+    db_attachments.begin_detach(db, attachment_id=attachment.id)
+    results = race(*[lambda: db_attachments.finish_detach(
+        db, volume_id=volume.id, attachment_id=attachment.id)] * 2)
+    assert results == [[], []]
+    assert _state(db, volume.id) == ('available', 'detached')
