@@ -12,6 +12,7 @@ from cinderlike.conf import (
     database,
     default,
     messages,
+    nova,
     quota,
     rpc,
     scheduler,
@@ -21,7 +22,7 @@ from cinderlike.conf import (
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup, transfers)
+            quota, messages, scheduler, cleanup, transfers, nova)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

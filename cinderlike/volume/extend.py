@@ -1,12 +1,15 @@
 """cinderlike-volume: grow a volume the API moved to `extending` (Cinder's extend_volume).
 
-Success commits the quota reservation and writes the new size; failure leaves the volume
-`error_extending`, rolls the reservation back and gives the pool's extra claim back.
+Success commits the quota reservation and writes the new size, then tells Nova about it
+when servers use the volume; failure leaves the volume `error_extending`, rolls the
+reservation back and gives the pool's extra claim back.
 """
 
 from oslo_log import log as logging
 
 from cinderlike import messages
+from cinderlike.compute import nova
+from cinderlike.db import attachments as db_attachments
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
@@ -62,4 +65,21 @@ def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
         return False
     LOG.info('Volume %s extended to %s GiB', volume_id, new_size)
     manager.notifier.info(ctx, volume, 'resize.end', reload=True, size=new_size)
+    notify_compute(manager, ctx, volume_id=volume_id)
     return True
+
+
+def notify_compute(manager, ctx, *, volume_id: str) -> None:
+    """Send Nova `volume-extended` for the servers the volume is attached to.
+
+    An attachment without instance_uuid is not a server's (Glance's cinder store, say).
+    Nova not told is a user message only: the volume stays extended.
+    """
+    instance_uuids = [attachment.instance_uuid for attachment
+                      in db_attachments.of_volume(manager.db, volume_id=volume_id)
+                      if attachment.instance_uuid]
+    if instance_uuids and not nova.API(manager.conf).extend_volume(ctx, instance_uuids,
+                                                                  volume_id):
+        messages.create(manager.db, ctx, conf=manager.conf,
+                        action=messages.Action.EXTEND_VOLUME, resource_uuid=volume_id,
+                        detail=messages.Detail.NOTIFY_COMPUTE_SERVICE_FAILED)

@@ -1,0 +1,1 @@
+"""Clients of other OpenStack services' compute side (Nova)."""
