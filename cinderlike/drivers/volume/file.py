@@ -248,7 +248,9 @@ class FileDriver(base.VolumeDriver):
                 'max_over_subscription_ratio': conf.max_over_subscription_ratio,
                 'thin_provisioning_support': self._thin,
                 'thick_provisioning_support': not self._thin,
-                'multiattach': False,
+                # NOTE(multiattach): an iSCSI target serves every attached host (as
+                # Cinder's LVM driver reports); a local file is opened by one host only.
+                'multiattach': self.target is not None,
                 'QoS_support': False,
             }],
         }

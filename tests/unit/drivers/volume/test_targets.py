@@ -361,8 +361,12 @@ def test_file_driver_setup_fails_when_tgtd_does_not_answer(backend_conf, recorde
     assert 'tgtd does not answer tgt-admin' in str(raised.value)
 
 
-def test_file_backend_reports_iscsi_as_cinders_lvm_with_a_target(backend_conf):
-    for options, protocol in (({}, 'iSCSI'), ({'target_helper': 'fake'}, 'local')):
+def test_file_backend_reports_iscsi_and_multiattach_as_cinders_lvm_with_a_target(
+        backend_conf):
+    for options, protocol, multiattach in (({}, 'iSCSI', True),
+                                           ({'target_helper': 'fake'}, 'local', False)):
         driver = file.FileDriver(_conf(backend_conf, **options), host='h@b1')
         driver.do_setup(None)
-        assert driver.get_volume_stats()['storage_protocol'] == protocol
+        stats = driver.get_volume_stats()
+        assert stats['storage_protocol'] == protocol
+        assert stats['pools'][0]['multiattach'] is multiattach
