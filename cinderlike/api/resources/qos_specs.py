@@ -10,8 +10,8 @@ from cinderlike import exception
 from cinderlike.api import listing, validation
 from cinderlike.api.operations import qos_specs as operations
 from cinderlike.api.schemas import qos_specs as schema
+from cinderlike.api.views import common as common_view
 from cinderlike.api.views import qos_specs as view
-from cinderlike.api.views import volumes as volumes_view
 from cinderlike.db import qos_specs as db_qos
 from cinderlike.policies import qos_specs as policy
 
@@ -35,9 +35,9 @@ class _Base:
         self._enforcer = enforcer
         self._notifier = notifier
 
-    def _links(self, req: falcon.Request) -> volumes_view.Links:
+    def _links(self, req: falcon.Request) -> common_view.Links:
         base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return volumes_view.Links(base=base, project_id=req.context.ctx.project_id)
+        return common_view.Links(base=base, project_id=req.context.ctx.project_id)
 
 
 class QoSSpecsCollection(_Base):

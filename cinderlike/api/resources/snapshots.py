@@ -16,7 +16,7 @@ from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import snapshots as schema
 from cinderlike.api.views import snapshots as view
-from cinderlike.api.views.volumes import Links
+from cinderlike.api.views.common import Links
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.policies import snapshots as policy
 from cinderlike.policies import volumes as volume_policy

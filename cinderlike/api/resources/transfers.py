@@ -15,6 +15,7 @@ from cinderlike.api import microversions as mv
 from cinderlike.api.operations import transfers as operations
 from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.api.schemas import transfers as schema
+from cinderlike.api.views import common as common_view
 from cinderlike.api.views import transfers as view
 from cinderlike.policies import transfers as policy
 
@@ -32,9 +33,9 @@ class _Base:
         self._legacy = legacy
         self._notifier = notifications.VolumeNotifier(conf, db, host=conf.host)
 
-    def _links(self, req: falcon.Request) -> view.Links:
+    def _links(self, req: falcon.Request) -> common_view.Links:
         base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return view.Links(base=base, project_id=req.context.ctx.project_id)
+        return common_view.Links(base=base, project_id=req.context.ctx.project_id)
 
     def _matches(self, req: falcon.Request, version: str) -> bool:
         """A /volume-transfers request at *version* or later (legacy paths never match)."""
@@ -80,7 +81,8 @@ class Transfers(_Base):
         next_links = None
         page = listing.pagination(dict(req.params), max_limit=max_limit)[1]
         if shown and page <= (len(rows) or len(shown)):
-            next_links = links.next(dict(req.params), shown[-1].id)
+            next_links = [{'rel': 'next', 'href': links.next(
+                view.COLLECTION, dict(req.params), shown[-1].id)}]
         return view.collection(items, next_links=next_links)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

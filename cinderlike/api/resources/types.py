@@ -15,8 +15,8 @@ from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.operations import types as operations
 from cinderlike.api.schemas import types as schema
+from cinderlike.api.views import common as common_view
 from cinderlike.api.views import types as view
-from cinderlike.api.views import volumes as volumes_view
 from cinderlike.db import volume_types as db_types
 from cinderlike.policies import types as policy
 
@@ -114,7 +114,7 @@ class Types:
         next_href = None
         if records and len(records) == limit:
             base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-            next_href = volumes_view.Links(base=base, project_id=ctx.project_id).next(
+            next_href = common_view.Links(base=base, project_id=ctx.project_id).next(
                 'types', dict(req.params), records[-1].id)
         resp.media = view.index(records, next_href=next_href,
                                 **_view_flags(self._enforcer, ctx))

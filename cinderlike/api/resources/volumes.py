@@ -15,6 +15,7 @@ from cinderlike.api.flows.create_volume import CreateRequest
 from cinderlike.api.operations import volumes as operations
 from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import volumes as schema
+from cinderlike.api.views import common as common_view
 from cinderlike.api.views import volumes as view
 from cinderlike.db import volumes as db_volumes
 from cinderlike.policies import volumes as policy
@@ -113,9 +114,9 @@ class VolumeRenderer:
         self._db = db
         self._enforcer = enforcer
 
-    def links(self, req: falcon.Request) -> view.Links:
+    def links(self, req: falcon.Request) -> common_view.Links:
         base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return view.Links(base=base, project_id=req.context.ctx.project_id)
+        return common_view.Links(base=base, project_id=req.context.ctx.project_id)
 
     def _may(self, ctx, rule: str) -> bool:
         try:

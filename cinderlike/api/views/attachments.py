@@ -2,14 +2,13 @@
 
 from oslo_serialization import jsonutils
 
+from cinderlike.api.views.common import timestamp
 from cinderlike.db.models import VolumeAttachment
-
-TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 
 
 def _time(value) -> str:
     # NOTE(cinder): an unset time is an empty string in Cinder's attachment views.
-    return value.strftime(TIME_FORMAT) if value else ''
+    return timestamp(value, missing='')
 
 
 def summary(row: VolumeAttachment) -> dict:

@@ -3,15 +3,15 @@
 import datetime
 
 from cinderlike.api import microversions as mv
+from cinderlike.api.views.common import timestamp
 from cinderlike.db.clusters import Summary
 
-_TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 REPLICATION_FIELDS = ('replication_status', 'frozen', 'active_backend_id')
 
 
 def _time(value: datetime.datetime | None) -> str:
     """Cinder shows a missing time as ''."""
-    return value.strftime(_TIME_FORMAT) if value else ''
+    return timestamp(value, missing='')
 
 
 def summary(found: Summary, *, version) -> dict:

@@ -3,13 +3,8 @@
 import urllib.parse
 
 from cinderlike import messages
+from cinderlike.api.views.common import timestamp
 from cinderlike.db.models import Message
-
-TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
-
-
-def _time(value):
-    return value.strftime(TIME_FORMAT) if value else None
 
 
 def _links(base: str, project_id: str, message_id: str) -> list[dict]:
@@ -24,8 +19,8 @@ def detail(row: Message, *, base: str, project_id: str) -> dict:
     shown = {
         'id': row.id, 'event_id': row.event_id,
         'user_message': messages.user_message(row.action_id, row.detail_id),
-        'message_level': row.message_level, 'created_at': _time(row.created_at),
-        'guaranteed_until': _time(row.expires_at), 'request_id': row.request_id,
+        'message_level': row.message_level, 'created_at': timestamp(row.created_at),
+        'guaranteed_until': timestamp(row.expires_at), 'request_id': row.request_id,
         'links': _links(base, project_id, row.id),
     }
     if row.resource_type:

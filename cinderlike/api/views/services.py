@@ -3,10 +3,9 @@
 import datetime
 
 from cinderlike.api import microversions as mv
+from cinderlike.api.views.common import timestamp
 from cinderlike.db import services as db_services
 from cinderlike.db.models import Service, utcnow
-
-_TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 
 
 def _shown_updated_at(service: Service, now: datetime.datetime) -> str | None:
@@ -17,7 +16,7 @@ def _shown_updated_at(service: Service, now: datetime.datetime) -> str | None:
     if service.modified_at and last is not None:
         if abs((now - last).total_seconds()) >= abs((now - service.modified_at).total_seconds()):
             updated_at = service.modified_at
-    return updated_at.strftime(_TIME_FORMAT) if updated_at else None
+    return timestamp(updated_at)
 
 
 def item(service: Service, *, version, down_time: int, now: datetime.datetime) -> dict:

@@ -6,21 +6,18 @@ project) when the caller's policy allows them.
 """
 
 from cinderlike.api import microversions as mv
-from cinderlike.api.views.volumes import TIME_FORMAT
+from cinderlike.api.views.common import timestamp
 from cinderlike.db.models import Snapshot
 
 _EXTENDED = 'os-extended-snapshot-attributes'
 
 
-def _time(value):
-    return value.strftime(TIME_FORMAT) if value else None
-
 
 def summary(snapshot: Snapshot, metadata: dict) -> dict:
     """The fields of every snapshot view (Cinder's v2 summary)."""
     return {
-        'id': snapshot.id, 'created_at': _time(snapshot.created_at),
-        'updated_at': _time(snapshot.updated_at), 'name': snapshot.display_name,
+        'id': snapshot.id, 'created_at': timestamp(snapshot.created_at),
+        'updated_at': timestamp(snapshot.updated_at), 'name': snapshot.display_name,
         'description': snapshot.display_description, 'volume_id': snapshot.volume_id,
         'status': snapshot.status, 'size': snapshot.volume_size, 'metadata': metadata,
     }

@@ -4,44 +4,17 @@ Links name the `os-volume-transfer` collection whichever path was asked, as Cind
 builder does; no_snapshots (3.55) and the record details (3.57) follow the microversion.
 """
 
-import dataclasses
-import urllib.parse
-
 from cinderlike.api import microversions as mv
+from cinderlike.api.views.common import Links, timestamp
 from cinderlike.db.models import Transfer
 
-TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 COLLECTION = 'os-volume-transfer'
 
-
-def _time(value):
-    return value.strftime(TIME_FORMAT) if value else None
-
-
-@dataclasses.dataclass(frozen=True)
-class Links:
-    """Where links point: `<base>/v3/<project>/os-volume-transfer/...` and the bookmark."""
-
-    base: str
-    project_id: str
-
-    def item(self, transfer_id: str) -> list[dict]:
-        return [
-            {'rel': 'self',
-             'href': f'{self.base}/v3/{self.project_id}/{COLLECTION}/{transfer_id}'},
-            {'rel': 'bookmark',
-             'href': f'{self.base}/{self.project_id}/{COLLECTION}/{transfer_id}'},
-        ]
-
-    def next(self, params: dict, marker: str) -> list[dict]:
-        query = urllib.parse.urlencode(dict(params, marker=marker), doseq=True)
-        return [{'rel': 'next',
-                 'href': f'{self.base}/v3/{self.project_id}/{COLLECTION}?{query}'}]
 
 
 def summary(transfer: Transfer, *, links: Links) -> dict:
     return {'id': transfer.id, 'volume_id': transfer.volume_id,
-            'name': transfer.display_name, 'links': links.item(transfer.id)}
+            'name': transfer.display_name, 'links': links.item(transfer.id, COLLECTION)}
 
 
 def _versioned(shown: dict, transfer: Transfer, version) -> dict:
@@ -55,17 +28,17 @@ def _versioned(shown: dict, transfer: Transfer, version) -> dict:
 
 
 def detail(transfer: Transfer, *, version, links: Links) -> dict:
-    return _versioned({'id': transfer.id, 'created_at': _time(transfer.created_at),
+    return _versioned({'id': transfer.id, 'created_at': timestamp(transfer.created_at),
                        'name': transfer.display_name, 'volume_id': transfer.volume_id,
-                       'links': links.item(transfer.id)}, transfer, version)
+                       'links': links.item(transfer.id, COLLECTION)}, transfer, version)
 
 
 def created(transfer: Transfer, auth_key: str, *, version, links: Links) -> dict:
     """The create response: the only document that ever shows the auth key."""
     return {'transfer': _versioned({
-        'id': transfer.id, 'created_at': _time(transfer.created_at),
+        'id': transfer.id, 'created_at': timestamp(transfer.created_at),
         'name': transfer.display_name, 'volume_id': transfer.volume_id,
-        'auth_key': auth_key, 'links': links.item(transfer.id)}, transfer, version)}
+        'auth_key': auth_key, 'links': links.item(transfer.id, COLLECTION)}, transfer, version)}
 
 
 def collection(items: list[dict], *, next_links: list[dict] | None) -> dict:

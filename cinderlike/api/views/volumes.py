@@ -6,38 +6,15 @@ policy-guarded attributes it may see (`Visibility`).
 """
 
 import dataclasses
-import urllib.parse
 
 from cinderlike.api import microversions as mv
+from cinderlike.api.views.common import Links, timestamp
 from cinderlike.db.models import Volume
 
-TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 # Cinder's constants.FIXED_KEY_ID: the legacy fixed key, never shown as encryption_key_id.
 FIXED_KEY_ID = '00000000-0000-0000-0000-000000000000'
 # Admin metadata every caller sees in `metadata` (Cinder's _visible_admin_metadata_keys).
 VISIBLE_ADMIN_METADATA = ('readonly', 'attached_mode')
-
-
-def _time(value):
-    return value.strftime(TIME_FORMAT) if value else None
-
-
-@dataclasses.dataclass(frozen=True)
-class Links:
-    """Where links point: `<base>/v3/<project>/...` (self) and `<base>/<project>/...`."""
-
-    base: str
-    project_id: str
-
-    def item(self, item_id: str, collection: str = 'volumes') -> list[dict]:
-        return [
-            {'rel': 'self', 'href': f'{self.base}/v3/{self.project_id}/{collection}/{item_id}'},
-            {'rel': 'bookmark', 'href': f'{self.base}/{self.project_id}/{collection}/{item_id}'},
-        ]
-
-    def next(self, collection: str, params: dict, marker: str) -> str:
-        query = urllib.parse.urlencode(dict(params, marker=marker), doseq=True)
-        return f'{self.base}/v3/{self.project_id}/{collection}?{query}'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +67,7 @@ def _attachment(volume: Volume, row, see: Visibility) -> dict:
     return {'id': volume.id, 'attachment_id': row.id, 'volume_id': volume.id,
             'server_id': row.instance_uuid,
             'host_name': row.attached_host if see.attached_host else None,
-            'device': row.mountpoint, 'attached_at': _time(row.attach_time)}
+            'device': row.mountpoint, 'attached_at': timestamp(row.attach_time)}
 
 
 def _versioned(shown: dict, volume: Volume, version, see: Visibility) -> None:
@@ -123,7 +100,7 @@ def detail(volume: Volume, extras: Extras, *, version, links: Links, see: Visibi
     shown = {
         'id': volume.id, 'status': volume.status, 'size': volume.size,
         'availability_zone': volume.availability_zone,
-        'created_at': _time(volume.created_at), 'updated_at': _time(volume.updated_at),
+        'created_at': timestamp(volume.created_at), 'updated_at': timestamp(volume.updated_at),
         'attachments': [_attachment(volume, a, see) for a in extras.attachments],
         'name': volume.display_name, 'description': volume.display_description,
         'volume_type': extras.type_name, 'snapshot_id': volume.snapshot_id,

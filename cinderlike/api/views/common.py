@@ -1,0 +1,32 @@
+"""cinderlike-api: what every view shares — Cinder's timestamp text and resource links."""
+
+import dataclasses
+import datetime
+import urllib.parse
+
+# Cinder's views print datetimes this way (microseconds, no zone).
+TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
+
+
+def timestamp(value: datetime.datetime | None, *, missing=None):
+    """*value* as Cinder prints it; *missing* when there is none (None, or '' in the views
+    that print an empty string)."""
+    return value.strftime(TIME_FORMAT) if value else missing
+
+
+@dataclasses.dataclass(frozen=True)
+class Links:
+    """Where links point: `<base>/v3/<project>/...` (self) and `<base>/<project>/...`."""
+
+    base: str
+    project_id: str
+
+    def item(self, item_id: str, collection: str = 'volumes') -> list[dict]:
+        return [
+            {'rel': 'self', 'href': f'{self.base}/v3/{self.project_id}/{collection}/{item_id}'},
+            {'rel': 'bookmark', 'href': f'{self.base}/{self.project_id}/{collection}/{item_id}'},
+        ]
+
+    def next(self, collection: str, params: dict, marker: str) -> str:
+        query = urllib.parse.urlencode(dict(params, marker=marker), doseq=True)
+        return f'{self.base}/v3/{self.project_id}/{collection}?{query}'
