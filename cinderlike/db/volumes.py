@@ -281,6 +281,20 @@ def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str
 
 # --- metadata ---------------------------------------------------------------
 
+# Admin metadata of os-update_readonly_flag, stored as Cinder does ('True' / 'False').
+READONLY_KEY = 'readonly'
+
+
+def readonly_flag(readonly: bool) -> dict[str, str]:
+    """The admin metadata item that marks a volume read-only (or not)."""
+    return {READONLY_KEY: str(readonly)}
+
+
+def is_readonly(admin_metadata: dict[str, str]) -> bool:
+    """Whether a volume's admin metadata marks it read-only."""
+    return admin_metadata.get(READONLY_KEY) == str(True)
+
+
 def get_metadata(db, *, volume_ids: list[str], admin: bool = False,
                  session=None) -> dict[str, dict[str, str]]:
     """{volume id: {key: value}} of user (or admin) metadata, for every id in one query."""

@@ -20,22 +20,27 @@ from cinderlike.states import attachments as states
 LOG = logging.getLogger(__name__)
 
 
+def _admin_metadata(manager, volume_id: str) -> dict:
+    return db_volumes.get_metadata(manager.db, volume_ids=[volume_id], admin=True)[volume_id]
+
+
 def _access_mode(manager, volume_id: str, mode: str | None) -> str:
     """'ro' for a read-only volume or a read-only attachment, else 'rw' (Cinder's rule)."""
-    admin = db_volumes.get_metadata(manager.db, volume_ids=[volume_id], admin=True)[volume_id]
+    admin = _admin_metadata(manager, volume_id)
     if admin.get('attached_mode'):
         return admin['attached_mode']
-    if mode == states.READ_ONLY or admin.get('readonly') == 'True':
+    if mode == states.READ_ONLY or db_volumes.is_readonly(admin):
         return states.READ_ONLY
     return states.READ_WRITE
 
 
-def _ref(manager, volume, *, mode: str | None) -> base.VolumeRef:
-    """The driver's view of *volume* for a connection: its type's QoS specs (the front-end
-    ones go to the host) and whether the host gets it read-only."""
-    qos = db_qos_specs.get_for_type(manager.db, type_id=volume.volume_type_id)['qos_specs']
-    return base.VolumeRef.of(volume, qos_specs=qos,
-                             readonly=_access_mode(manager, volume.id, mode) == states.READ_ONLY)
+def _terminate(manager, ref: base.VolumeRef, connector: dict | None) -> None:
+    """:raises VolumeBackendAPIException: the driver could not stop serving *connector*."""
+    try:
+        manager.driver.terminate_connection(ref, connector)
+    except Exception as error:
+        raise exception.VolumeBackendAPIException(
+            data=f'Terminate volume connection failed: {error}') from error
 
 
 def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
@@ -46,7 +51,11 @@ def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
         removed again).
     """
     manager.require_driver()
-    ref = _ref(manager, volume, mode=mode)
+    # NOTE(qos): the type's QoS specs go to the driver, which passes the front-end ones to
+    # the host; they and the access mode are read once, the ref is rebuilt after the export.
+    qos = db_qos_specs.get_for_type(manager.db, type_id=volume.volume_type_id)['qos_specs']
+    readonly = _access_mode(manager, volume.id, mode) == states.READ_ONLY
+    ref = base.VolumeRef.of(volume, qos_specs=qos, readonly=readonly)
     try:
         update = manager.driver.create_export(ref, connector)
     except exception.CinderlikeException as error:
@@ -54,7 +63,8 @@ def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
             data=f'Create export for volume failed ({error.msg}).') from error
     if update:
         db_volumes.update(manager.db, volume_id=volume.id, values=update)
-        ref = _ref(manager, db_volumes.get(manager.db, volume_id=volume.id), mode=mode)
+        ref = base.VolumeRef.of(db_volumes.get(manager.db, volume_id=volume.id),
+                                qos_specs=qos, readonly=readonly)
     try:
         info = manager.driver.initialize_connection(ref, connector)
     except Exception as error:
@@ -124,11 +134,7 @@ def _disconnect(manager, volume, connector: dict | None, *, attachment_id: str |
     ref = base.VolumeRef.of(volume)
     with manager.coordinator.get_lock(locks.volume_connections(volume.id)):
         if connector or force:
-            try:
-                manager.driver.terminate_connection(ref, connector)
-            except Exception as error:
-                raise exception.VolumeBackendAPIException(
-                    data=f'Terminate volume connection failed: {error}') from error
+            _terminate(manager, ref, connector)
         if _others_connected(manager, volume.id, attachment_id):
             return
         try:
@@ -172,11 +178,7 @@ def terminate_connection(manager, ctx, *, volume_id: str, connector: dict | None
     """Legacy os-terminate_connection: the driver stops serving *connector*'s host."""
     manager.require_driver()
     volume = db_volumes.get(manager.db, volume_id=volume_id)
-    try:
-        manager.driver.terminate_connection(base.VolumeRef.of(volume), connector)
-    except Exception as error:
-        raise exception.VolumeBackendAPIException(
-            data=f'Terminate volume connection failed: {error}') from error
+    _terminate(manager, base.VolumeRef.of(volume), connector)
 
 
 def attach_volume(manager, ctx, *, volume_id: str, instance_uuid: str | None,
@@ -186,10 +188,10 @@ def attach_volume(manager, ctx, *, volume_id: str, instance_uuid: str | None,
     :raises InvalidVolumeAttachMode, InvalidVolume, DriverNotInitialized:
     """
     volume = db_volumes.get(manager.db, volume_id=volume_id)
-    admin = db_volumes.get_metadata(manager.db, volume_ids=[volume_id], admin=True)[volume_id]
+    admin = _admin_metadata(manager, volume_id)
     try:
         manager.require_driver()
-        if admin.get('readonly') == 'True' and mode != states.READ_ONLY:
+        if db_volumes.is_readonly(admin) and mode != states.READ_ONLY:
             raise exception.InvalidVolumeAttachMode(mode=mode, volume_id=volume_id)
     except Exception as error:
         _message(manager, ctx, volume_id, messages.Action.ATTACH_VOLUME,

@@ -10,7 +10,6 @@ from cinderlike import exception, quota
 from cinderlike.db import pools as db_pools
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
@@ -36,10 +35,8 @@ def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False) -> boo
     VolumeIsBusy from the driver puts it back to `available`; any other failure leaves it
     `error_deleting`.
     """
-    volume, hold = db_workers.begin_for(manager.db, db_volumes.MACHINE, row_id=volume_id,
-                                        status=Status.DELETING, service_id=manager.service_id)
+    volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id, status=Status.DELETING)
     if hold is None:
-        LOG.warning('Volume %s is %s, not deleting; nothing to do', volume_id, volume.status)
         return False
     manager.notifier.info(ctx, volume, 'delete.start')
     ref = base.VolumeRef.of(volume)

@@ -12,7 +12,6 @@ from cinderlike.compute import nova
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db import workers as db_workers
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
 
@@ -34,11 +33,9 @@ def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
                   reservations: list[str]) -> bool:
     """Grow the volume to *new_size* GiB; True when it did."""
     request = {'new_size': new_size, 'reservations': list(reservations)}
-    volume, hold = db_workers.begin_for(
-        manager.db, db_volumes.MACHINE, row_id=volume_id, status=Status.EXTENDING,
-        service_id=manager.service_id, request=request)
+    volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id,
+                                status=Status.EXTENDING, request=request)
     if hold is None:
-        LOG.warning('Volume %s is %s, not extending; nothing to do', volume_id, volume.status)
         return False
     manager.notifier.info(ctx, volume, 'resize.start')
     error = None

@@ -10,6 +10,7 @@ from cinderlike.conf import volume as volume_conf
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import clusters as db_clusters
 from cinderlike.db import services as db_services
+from cinderlike.db import workers as db_workers
 from cinderlike.drivers import volume as volume_drivers
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
@@ -155,6 +156,19 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
     def service_uuid(self) -> str | None:
         """Our services row's uuid, which the volumes we create name (3.48's service_uuid)."""
         return self._service()[1]
+
+    def hold(self, machine, *, row_id: str, status: str, request: dict | None = None):
+        """(row, Hold) of a *machine* row still in *status*, its workers row taken by this
+        service; (row, None), logged, when the row moved on (nothing to do then).
+
+        :raises: the resource's NotFound.
+        """
+        row, hold = db_workers.begin_for(self.db, machine, row_id=row_id, status=status,
+                                         service_id=self.service_id, request=request)
+        if hold is None:
+            LOG.warning('%s %s is %s, not %s; nothing to do', machine.name, row_id,
+                        getattr(row, machine.column), status)
+        return row, hold
 
     def require_driver(self) -> None:
         """:raises DriverNotInitialized: while init_host has not brought the driver up."""

@@ -145,7 +145,7 @@ _SETTLERS = {
         Status.EXTENDING: _verdict(extend.failed),
     }),
     db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
-        SnapshotStatus.CREATING: _verdict(snapshots.failed),
+        SnapshotStatus.CREATING: _verdict(lambda snapshot, request: snapshots.failed(snapshot)),
         SnapshotStatus.DELETING: _resume('delete_snapshot'),
     }),
 }

@@ -8,7 +8,6 @@ from cinderlike import exception, messages, quota
 from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db import workers as db_workers
 from cinderlike.drivers.volume import base
 from cinderlike.states import snapshots as states
 
@@ -28,18 +27,15 @@ def _message(manager, ctx, snapshot, action, detail, error) -> None:
                     resource_uuid=snapshot.id, detail=detail, exception=error)
 
 
-def failed(snapshot, request=None) -> db_settle.Outcome:
+def failed(snapshot) -> db_settle.Outcome:
     """A create that ends here: `error` (the quota stays used until the user deletes it)."""
     return db_settle.Outcome(action='create', error=True)
 
 
 def create_snapshot(manager, ctx, *, snapshot_id: str) -> bool:
     """Take the snapshot on the backend; True when it became available."""
-    snapshot, hold = db_workers.begin_for(manager.db, db_snapshots.MACHINE, row_id=snapshot_id,
-                                          status=S.CREATING, service_id=manager.service_id)
+    snapshot, hold = manager.hold(db_snapshots.MACHINE, row_id=snapshot_id, status=S.CREATING)
     if hold is None:
-        LOG.warning('Snapshot %s is %s, not creating; nothing to do', snapshot_id,
-                    snapshot.status)
         return False
     manager.snapshot_notifier.info(ctx, snapshot, 'create.start')
     error = None
@@ -81,11 +77,8 @@ def delete_snapshot(manager, ctx, *, snapshot_id: str) -> bool:
     SnapshotIsBusy puts it back to `available`; any other failure leaves it
     `error_deleting`.
     """
-    snapshot, hold = db_workers.begin_for(manager.db, db_snapshots.MACHINE, row_id=snapshot_id,
-                                          status=S.DELETING, service_id=manager.service_id)
+    snapshot, hold = manager.hold(db_snapshots.MACHINE, row_id=snapshot_id, status=S.DELETING)
     if hold is None:
-        LOG.warning('Snapshot %s is %s, not deleting; nothing to do', snapshot_id,
-                    snapshot.status)
         return False
     manager.snapshot_notifier.info(ctx, snapshot, 'delete.start')
     detail = error = None

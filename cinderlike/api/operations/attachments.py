@@ -66,7 +66,7 @@ def create(db, rpc, enforcer, ctx, *, volume_id: str, instance_uuid: str | None,
         enforcer.authorize(ctx, policy.MULTIATTACH_BOOTABLE_VOLUME_POLICY, target)
     admin = db_volumes.get_metadata(db, volume_ids=[volume_id], admin=True)[volume_id]
     # NOTE(cinder): a read-only volume (admin metadata, deprecated) overrides the mode.
-    attach_mode = (states.READ_ONLY if admin.get('readonly') == 'True'
+    attach_mode = (states.READ_ONLY if db_volumes.is_readonly(admin)
                    else mode or states.MODE_UNSET)
     row = db_attachments.reserve(db, volume_id=volume_id, instance_uuid=instance_uuid,
                                  attach_mode=attach_mode)
@@ -210,12 +210,11 @@ def attach(db, rpc, ctx, *, volume, instance_uuid: str | None, host_name: str | 
     """
     _not_in_maintenance(volume, 'The volume cannot be attached in maintenance mode.')
     # NOTE(cinder): as Cinder, the volume gets readonly=False unless it has a flag already.
-    readonly = db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True)[
-        volume.id].get('readonly')
-    if readonly is None:
+    admin = db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True)[volume.id]
+    if db_volumes.READONLY_KEY not in admin:
         db_volumes.update_metadata(db, volume_id=volume.id, admin=True,
-                                   metadata={'readonly': 'False'})
-    if readonly == 'True' and mode != states.READ_ONLY:
+                                   metadata=db_volumes.readonly_flag(False))
+    if db_volumes.is_readonly(admin) and mode != states.READ_ONLY:
         raise exception.InvalidVolumeAttachMode(mode=mode, volume_id=volume.id)
     try:
         rpc.volume.attach_volume(ctx, volume_id=volume.id, instance_uuid=instance_uuid,

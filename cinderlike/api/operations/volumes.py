@@ -149,7 +149,7 @@ def update_readonly_flag(db, ctx, *, volume_id: str, readonly: bool) -> None:
         raise exception.InvalidVolume(
             reason=f'Volume {volume.id} status must be available to update readonly flag, '
                    f'but current status is: {volume.status}.')
-    db_volumes.update_metadata(db, volume_id=volume_id, metadata={'readonly': str(readonly)},
+    db_volumes.update_metadata(db, volume_id=volume_id, metadata=db_volumes.readonly_flag(readonly),
                                admin=True)
 
 
