@@ -14,6 +14,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 
 from oslo_log import log as logging
@@ -31,8 +32,16 @@ ATTACH_TIMEOUT = 60
 # A single NBD request (at most 32 MiB) that takes this long means the target is gone.
 IO_TIMEOUT = 300
 STOP_TIMEOUT = 30
-# LISTEN_PID must be qemu-nbd's own pid: the shell execs it, so $$ is that pid.
-ACTIVATE = 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$@" 3<&{fd}'
+# NOTE(activate): the listener must be fd 3 and LISTEN_PID qemu-nbd's own pid; a small
+# Python step moves the fd and execs (dash cannot redirect fds above 9, and a preexec_fn is
+# unsafe in threaded daemons).
+ACTIVATE = ('import os, sys\n'
+            'fd = int(sys.argv[1])\n'
+            'if fd != 3:\n'
+            '    os.dup2(fd, 3)\n'
+            '    os.close(fd)\n'
+            'os.environ.update(LISTEN_PID=str(os.getpid()), LISTEN_FDS="1")\n'
+            'os.execvp(sys.argv[2], sys.argv[2:])\n')
 
 
 class Server:
@@ -86,7 +95,7 @@ class Server:
             fd = listener.fileno()
             with open(self._log_path, 'wb') as log:
                 self.process = subprocess.Popen(
-                    ['sh', '-c', ACTIVATE.format(fd=fd), 'sh', *self._command()],
+                    [sys.executable, '-c', ACTIVATE, str(fd), *self._command()],
                     pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=log)
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
