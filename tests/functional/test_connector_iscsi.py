@@ -116,6 +116,28 @@ def test_bytes_written_through_the_lun_are_the_volumes(iscsi_driver, tgtd, tmp_p
     iscsi_driver.delete_volume(volume)
 
 
+def test_unaligned_writes_keep_the_bytes_around_them(iscsi_driver, private_tmp):
+    """The LUN has 512-byte blocks: partial blocks are read, merged and written whole."""
+    volume = _exported(iscsi_driver)
+    info = iscsi_driver.initialize_connection(volume, {})
+    around = os.urandom(4096)
+    inside = os.urandom(1500)
+    with connector.open_volume(info, writable=True) as attached:
+        attached.seek(OFFSET)
+        attached.write(around)
+        attached.seek(OFFSET + 300)
+        attached.write(inside)
+        attached.seek(OFFSET + 3000)
+        attached.write(b'x')
+    expected = around[:300] + inside + around[1800:3000] + b'x' + around[3001:]
+    with open(iscsi_driver.path(volume), 'rb') as backing:
+        backing.seek(OFFSET)
+        assert backing.read(4096) == expected
+    leftovers.assert_detached(private_tmp)
+    iscsi_driver.remove_export(volume)
+    iscsi_driver.delete_volume(volume)
+
+
 def test_a_wrong_chap_password_is_refused_and_leaves_nothing(iscsi_driver, tgtd,
                                                              private_tmp):
     volume = _exported(iscsi_driver)
