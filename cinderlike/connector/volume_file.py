@@ -10,6 +10,8 @@ import errno
 import io
 import os
 
+READ_ALL_CHUNK = 4 * 1024 * 1024
+
 
 class VolumeFile(io.RawIOBase):
     """`size` bytes, read and written at a position; `flush()` makes writes durable."""
@@ -57,6 +59,10 @@ class VolumeFile(io.RawIOBase):
         data = self._read_bytes(self._position, length) if length else b''
         self._position += length
         return data
+
+    def readall(self) -> bytes:
+        """The rest of the volume, read in READ_ALL_CHUNK pieces (io's are 8 KiB)."""
+        return b''.join(iter(lambda: self.read(READ_ALL_CHUNK), b''))
 
     def _read_bytes(self, offset: int, length: int) -> bytes:
         """*length* bytes at *offset* as bytes.
