@@ -6,6 +6,10 @@ activation (LISTEN_FDS, fd 3), so we can connect before qemu-nbd is ready: the h
 starts when it has opened the image, and a qemu-nbd that fails to open it exits, which
 ends our connection. No polling for a socket file, and no window in which another local
 user could be the first client.
+
+NOTE(orphan): qemu-nbd 7.2 exits when its client goes only after a completed handshake; a
+process killed while qemu-nbd is still opening the image leaves that qemu-nbd running
+(qemu 9's --handshake-limit would end it).
 """
 
 import contextlib
