@@ -9,7 +9,7 @@ user could be the first client.
 
 NOTE(orphan): qemu-nbd 7.2 exits when its client goes only after a completed handshake; a
 process killed while qemu-nbd is still opening the image leaves that qemu-nbd running
-(qemu 9's --handshake-limit would end it).
+(later qemu releases bound the handshake time).
 """
 
 import contextlib
