@@ -18,6 +18,7 @@ from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.policies import volumes as policy
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
@@ -117,7 +118,7 @@ class ExtractSpec(task.Task):
 
     default_provides = 'spec'
 
-    def execute(self, conf, db, ctx, request: CreateRequest):
+    def execute(self, conf, db, ctx, enforcer, request: CreateRequest):
         _exclusive_source(request)
         source = snapshot = None
         if request.snapshot_id:
@@ -147,6 +148,8 @@ class ExtractSpec(task.Task):
         else:
             vtype = db_types.get_default_for_project(
                 db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type)
+        if vtype.extra_specs.get('multiattach') == '<is> True':
+            enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
         return {'size': size, 'volume_type': vtype,
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume'),
@@ -230,12 +233,14 @@ class CastToScheduler(task.Task):
         LOG.error('Volume %s: cast to the scheduler failed', volume.id)
 
 
-def run(*, conf, db, scheduler, ctx, request: CreateRequest):
+def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
     """Run the flow; returns the inserted volume row.
 
-    :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota: as Cinder's create.
+    :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota, PolicyNotAuthorized:
+        as Cinder's create (`volume:multiattach` for a multiattach type).
     """
-    store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'ctx': ctx, 'request': request}
+    store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'enforcer': enforcer, 'ctx': ctx,
+             'request': request}
     return FLOW.run(store)['volume']
 
 
