@@ -1,12 +1,14 @@
 """cinderlike-api: falcon middleware run before every v3 responder, in Cinder's pipeline order.
 
 Body size limit, then identity (noauth or the headers keystonemiddleware set) into a
-RequestContext, then OpenStack-API-Version negotiation, then the URL's project check.
+RequestContext, then the request log, OpenStack-API-Version negotiation and the URL's
+project check.
 """
 
 import falcon
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
+from oslo_utils import strutils
 
 from cinderlike import context, exception
 from cinderlike.api import faults
@@ -71,6 +73,26 @@ class KeystoneContext:
             LOG.debug('Neither X_USER_ID nor X_USER found in request')
             raise falcon.HTTPUnauthorized(description=faults.default_message(401))
         req.context.ctx = ctx
+
+
+class RequestLog:
+    """Cinder's two INFO lines per request: `GET <url>` and `<url> returned with HTTP <status>`.
+
+    Logged once the identity is known, so the lines carry the request's context; the URL is
+    masked as oslo.utils masks passwords and tokens (a query string may hold one).
+    """
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        LOG.info('%(method)s %(url)s', {'method': req.method, 'url': _masked(req)})
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response, resource,
+                         req_succeeded: bool) -> None:
+        LOG.info('%(url)s returned with HTTP %(status)s',
+                 {'url': _masked(req), 'status': resp.status_code})
+
+
+def _masked(req: falcon.Request) -> str:
+    return strutils.mask_password(req.url)
 
 
 def _context_from(req: falcon.Request, **kwargs) -> context.RequestContext:

@@ -1,6 +1,7 @@
 """Every answer carries `x-openstack-request-id` (errors, unknown routes, 401s and version
 discovery too), and no token reaches a daemon's log, with `debug = True` everywhere:
-keystonemiddleware, the API, RPC contexts in the scheduler and volume services."""
+keystonemiddleware, the API's request log, RPC contexts in the scheduler and volume
+services."""
 
 import json
 import re
@@ -110,6 +111,8 @@ def test_no_token_reaches_a_log(stack, keystone, operator_config, tokens):
             for path in sorted(stack.workdir.glob('*.log'))}
     assert {'api', 'scheduler', 'volume'} <= {name.split('.')[0] for name in logs}
     assert any('DEBUG' in text for text in logs.values()), 'debug logging is not on'
+    api_log = ''.join(text for name, text in logs.items() if name.startswith('api.'))
+    assert f'/v3/{project}/volumes returned with HTTP 403' in api_log  # the request log
     secrets = [*tokens.values(), made_up, revoked]
     leaks = {name: sorted({s[:12] for s in secrets if s in text} | set(FERNET.findall(text)))
              for name, text in logs.items()}
