@@ -231,10 +231,18 @@ ROWS = {
     'transfers list': Row(READ, 'GET', VT, lists='transfer'),
     'transfers detail': Row(READ, 'GET', VT + '/detail', lists='transfer'),
     'legacy transfers list': Row(READ, 'GET', LT, lists='transfer'),
+    'legacy transfers detail': Row(READ, 'GET', LT + '/detail', lists='transfer'),
     'transfer create': Row(WRITE, 'POST', VT, lambda ids: {'transfer': {
         'volume_id': ids['volume'], 'name': 'matrix'}}, fresh='volume', other=404),
     'transfer show': Row(READ, 'GET', VT + '/{transfer}'),
     'legacy transfer show': Row(READ, 'GET', LT + '/{transfer}'),
+    'legacy transfer create': Row(WRITE, 'POST', LT, lambda ids: {'transfer': {
+        'volume_id': ids['volume'], 'name': 'matrix'}}, fresh='volume', other=404),
+    'legacy transfer delete': Row(WRITE, 'DELETE', LT + '/{transfer}', fresh='transfer',
+                                  ok=(202,)),
+    'legacy transfer accept': Row(WRITE, 'POST', LT + '/{transfer}/accept', lambda ids: {
+        'accept': {'auth_key': ids['auth_key']}}, fresh='transfer', cross_project=True,
+        ok=(202,)),
     'transfer delete': Row(WRITE, 'DELETE', VT + '/{transfer}', fresh='transfer',
                            ok=(202,)),
     # NOTE(accept): accepting another project's transfer is what transfers are for: B's
@@ -272,6 +280,7 @@ ROWS = {
         'host': 'no-such-host'}, ok=(202,)),
     'availability zones': Row(ANYONE, 'GET', '/os-availability-zone'),
     'extensions': Row(ANYONE, 'GET', '/extensions'),
+    'extension': Row(ANYONE, 'GET', '/extensions/os-admin-actions'),
 }
 PERSONAS = ('reader', 'member', 'admin', 'other', 'foreign_url')
 REFUSED = [(name, persona) for name, row in ROWS.items() for persona in PERSONAS

@@ -28,7 +28,10 @@ def client_with(conf, seeded, rpc, tmp_path):  # noqa: F811
     def make(overrides: str = '{}'):
         policy_file = tmp_path / 'policy.yaml'
         policy_file.write_text(overrides + '\n')
-        policy_opts.set_defaults(conf, policy_file=str(policy_file))
+        # NOTE(shared): set_defaults would change the options' defaults for every test.
+        for group, opts in policy_opts.list_opts():
+            conf.register_opts(opts, group=group)
+        conf.set_override('policy_file', str(policy_file), group='oslo_policy')
         conf.set_override('auth_strategy', 'keystone')
         return testing.TestClient(create_app(conf, db=seeded, rpc=rpc, use_auth_token=False))
     return make
