@@ -118,7 +118,7 @@ class ExtractSpec(task.Task):
 
     default_provides = 'spec'
 
-    def execute(self, conf, db, ctx, enforcer, request: CreateRequest):
+    def execute(self, conf, db, ctx, request: CreateRequest):
         _exclusive_source(request)
         source = snapshot = None
         if request.snapshot_id:
@@ -148,13 +148,19 @@ class ExtractSpec(task.Task):
         else:
             vtype = db_types.get_default_for_project(
                 db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type)
-        if vtype.extra_specs.get('multiattach') == '<is> True':
-            enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
         return {'size': size, 'volume_type': vtype,
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume'),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
                 'resource_backend': _backend_of(source)}
+
+
+class AuthorizeType(task.Task):
+    """`volume:multiattach` for a multiattach type, once the type is known (as Cinder)."""
+
+    def execute(self, ctx, enforcer, spec):
+        if spec['volume_type'].extra_specs.get('multiattach') == '<is> True':
+            enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
 
 
 class ReserveQuota(task.Task):
@@ -245,4 +251,5 @@ def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
 
 
 FLOW = flow.LinearFlow('volume_create_api',
-                       ExtractSpec(), ReserveQuota(), CreateEntry(), CastToScheduler())
+                       ExtractSpec(), AuthorizeType(), ReserveQuota(), CreateEntry(),
+                       CastToScheduler())
