@@ -26,3 +26,10 @@ def test_a_secret_in_the_query_is_masked(keystone_client, caplog):
                             user(project='p1'))
     assert lines and all('s3cr3t' not in line and 'hunter2' not in line for line in lines)
     assert '***' in lines[0]
+
+
+def test_a_line_break_in_the_path_cannot_forge_a_log_line(keystone_client, caplog):
+    _resp, lines = _records(caplog, keystone_client, '/v3/p1/volumes%0d%0aINFO forged',
+                            user(project='p1'))
+    assert lines and all('\r' not in line and '\n' not in line for line in lines)
+    assert '/v3/p1/volumes%0D%0AINFO%20forged' in lines[0]
