@@ -231,6 +231,7 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     app = VolumeApp(middleware=[
         middleware.BodySizeLimit(conf.osapi_max_request_body_size),
         identity,
+        middleware.RequestLog(),
         path_rules.PathRules(),
         middleware.VersionNegotiation(),
         middleware.ProjectCheck(),

@@ -1,12 +1,16 @@
 """cinderlike-api: falcon middleware run before every v3 responder, in Cinder's pipeline order.
 
 Body size limit, then identity (noauth or the headers keystonemiddleware set) into a
-RequestContext, then OpenStack-API-Version negotiation, then the URL's project check.
+RequestContext, then the request log, OpenStack-API-Version negotiation and the URL's
+project check.
 """
+
+import urllib.parse
 
 import falcon
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
+from oslo_utils import strutils
 
 from cinderlike import context, exception
 from cinderlike.api import faults
@@ -144,3 +148,27 @@ class ProjectCheck:
         ctx = getattr(req.context, 'ctx', None)
         if project_id and ctx is not None and project_id != ctx.project_id:
             raise exception.MalformedRequestUrl()
+
+
+class RequestLog:
+    """Cinder's two INFO lines per request: `GET <url>` and `<url> returned with HTTP <status>`.
+
+    Logged once the identity is known, so the lines carry the request's context; the URL is
+    masked as oslo.utils masks passwords and tokens (a query string may hold one).
+    """
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        LOG.info('%(method)s %(url)s', {'method': req.method, 'url': _masked(req)})
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response, resource,
+                         req_succeeded: bool) -> None:
+        LOG.info('%(url)s returned with HTTP %(status)s',
+                 {'url': _masked(req), 'status': resp.status_code})
+
+
+def _masked(req: falcon.Request) -> str:
+    """The URL as logged: its path quoted again (falcon decodes it, and a CR or LF would
+    start a forged log line), passwords and tokens masked."""
+    path = urllib.parse.quote(req.path, safe="/:@&+$,;=!~*'()")
+    query = f'?{req.query_string}' if req.query_string else ''
+    return strutils.mask_password(f'{req.prefix}{path}{query}')

@@ -1,7 +1,5 @@
 """Policy defaults of the clusters API (3.7): listing and updating clusters is for admins."""
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 GET_ALL_POLICY = 'clusters:get_all'
@@ -9,19 +7,11 @@ GET_POLICY = 'clusters:get'
 UPDATE_POLICY = 'clusters:update'
 
 rules = [
-    policy.DocumentedRuleDefault(
-        name=GET_ALL_POLICY, check_str=base.RULE_ADMIN_API,
-        description='List clusters.',
-        operations=[{'method': 'GET', 'path': '/clusters'},
-                    {'method': 'GET', 'path': '/clusters/detail'}]),
-    policy.DocumentedRuleDefault(
-        name=GET_POLICY, check_str=base.RULE_ADMIN_API,
-        description='Show cluster.',
-        operations=[{'method': 'GET', 'path': '/clusters/{cluster_id}'}]),
-    policy.DocumentedRuleDefault(
-        name=UPDATE_POLICY, check_str=base.RULE_ADMIN_API,
-        description='Update cluster: enable or disable it.',
-        operations=[{'method': 'PUT', 'path': '/clusters/{cluster_id}'}]),
+    base.rule(GET_ALL_POLICY, base.RULE_ADMIN_API, 'List clusters.',
+              ('GET', '/clusters'), ('GET', '/clusters/detail')),
+    base.rule(GET_POLICY, base.RULE_ADMIN_API, 'Show cluster.', ('GET', '/clusters/{cluster_id}')),
+    base.rule(UPDATE_POLICY, base.RULE_ADMIN_API, 'Update cluster.',
+              ('PUT', '/clusters/{cluster_id}')),
 ]
 
 

@@ -1,7 +1,5 @@
 """Policy defaults of user messages (3.3): readers list and show, members delete."""
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 GET_ALL_POLICY = 'message:get_all'
@@ -9,18 +7,13 @@ GET_POLICY = 'message:get'
 DELETE_POLICY = 'message:delete'
 
 rules = [
-    policy.DocumentedRuleDefault(
-        name=GET_ALL_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_READER,
-        description='List messages.',
-        operations=[{'method': 'GET', 'path': '/messages'}]),
-    policy.DocumentedRuleDefault(
-        name=GET_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_READER,
-        description='Show message.',
-        operations=[{'method': 'GET', 'path': '/messages/{message_id}'}]),
-    policy.DocumentedRuleDefault(
-        name=DELETE_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_MEMBER,
-        description='Delete message.',
-        operations=[{'method': 'DELETE', 'path': '/messages/{message_id}'}]),
+    base.rule(GET_ALL_POLICY, base.SYSTEM_ADMIN_OR_PROJECT_READER, 'List messages.',
+              ('GET', '/messages'), deprecated_rule=base.deprecated(GET_ALL_POLICY)),
+    base.rule(GET_POLICY, base.SYSTEM_ADMIN_OR_PROJECT_READER, 'Show message.',
+              ('GET', '/messages/{message_id}'), deprecated_rule=base.deprecated(GET_POLICY)),
+    base.rule(DELETE_POLICY, base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, 'Delete message.',
+              ('DELETE', '/messages/{message_id}'),
+              deprecated_rule=base.deprecated(DELETE_POLICY)),
 ]
 
 

@@ -1,21 +1,17 @@
 """Policy defaults of os-quota-class-sets: quota classes are for admins only."""
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
-GET_POLICY = 'volume_extension:quota_classes'
+GET_POLICY = 'volume_extension:quota_classes:get'
 UPDATE_POLICY = 'volume_extension:quota_classes:update'
 
+_REPLACED = base.replaced('volume_extension:quota_classes', 'GET and PUT')
+
 rules = [
-    policy.DocumentedRuleDefault(
-        name=GET_POLICY, check_str=base.RULE_ADMIN_API,
-        description='Show project quota class.',
-        operations=[{'method': 'GET', 'path': '/os-quota-class-sets/{project_id}'}]),
-    policy.DocumentedRuleDefault(
-        name=UPDATE_POLICY, check_str=base.RULE_ADMIN_API,
-        description='Update project quota class.',
-        operations=[{'method': 'PUT', 'path': '/os-quota-class-sets/{project_id}'}]),
+    base.rule(GET_POLICY, base.RULE_ADMIN_API, 'Show project quota class.',
+              ('GET', '/os-quota-class-sets/{project_id}'), deprecated_rule=_REPLACED),
+    base.rule(UPDATE_POLICY, base.RULE_ADMIN_API, 'Update project quota class.',
+              ('PUT', '/os-quota-class-sets/{project_id}'), deprecated_rule=_REPLACED),
 ]
 
 

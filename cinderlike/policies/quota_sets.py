@@ -1,28 +1,21 @@
 """Policy defaults of os-quota-sets: a project's readers see its quotas, admins change them."""
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 SHOW_POLICY = 'volume_extension:quotas:show'
 UPDATE_POLICY = 'volume_extension:quotas:update'
 DELETE_POLICY = 'volume_extension:quotas:delete'
 
+_ITEM = '/os-quota-sets/{project_id}'
+
 rules = [
-    policy.DocumentedRuleDefault(
-        name=SHOW_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_READER,
-        description='Show project quota (including usage and default).',
-        operations=[{'method': 'GET', 'path': '/os-quota-sets/{project_id}'},
-                    {'method': 'GET', 'path': '/os-quota-sets/{project_id}/defaults'},
-                    {'method': 'GET', 'path': '/os-quota-sets/{project_id}?usage=True'}]),
-    policy.DocumentedRuleDefault(
-        name=UPDATE_POLICY, check_str=base.RULE_ADMIN_API,
-        description='Update project quota.',
-        operations=[{'method': 'PUT', 'path': '/os-quota-sets/{project_id}'}]),
-    policy.DocumentedRuleDefault(
-        name=DELETE_POLICY, check_str=base.RULE_ADMIN_API,
-        description='Delete project quota.',
-        operations=[{'method': 'DELETE', 'path': '/os-quota-sets/{project_id}'}]),
+    # NOTE(no-reason): Cinder gives this deprecated rule neither a reason nor a release.
+    base.rule(SHOW_POLICY, base.SYSTEM_ADMIN_OR_PROJECT_READER,
+              'Show project quota (including usage and default).',
+              ('GET', _ITEM), ('GET', _ITEM + '/default'), ('GET', _ITEM + '?usage=True'),
+              deprecated_rule=base.deprecated(SHOW_POLICY, reason=None, since=None)),
+    base.rule(UPDATE_POLICY, base.RULE_ADMIN_API, 'Update project quota.', ('PUT', _ITEM)),
+    base.rule(DELETE_POLICY, base.RULE_ADMIN_API, 'Delete project quota.', ('DELETE', _ITEM)),
 ]
 
 

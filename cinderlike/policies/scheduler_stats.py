@@ -1,16 +1,12 @@
 """Policy defaults of scheduler-stats: the scheduler's pool list is for admins only."""
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 GET_POOL_POLICY = 'scheduler_extension:scheduler_stats:get_pools'
 
 rules = [
-    policy.DocumentedRuleDefault(
-        name=GET_POOL_POLICY, check_str=base.RULE_ADMIN_API,
-        description='List all backend pools known to the scheduler.',
-        operations=[{'method': 'GET', 'path': '/scheduler-stats/get_pools'}]),
+    base.rule(GET_POOL_POLICY, base.RULE_ADMIN_API, 'List all backend pools.',
+              ('GET', '/scheduler-stats/get_pools')),
 ]
 
 

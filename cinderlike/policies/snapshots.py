@@ -4,8 +4,6 @@ Readers list and show, members create, change and delete their project's snapsho
 report a snapshot's status (Nova's assisted snapshots), admins reset and force-delete.
 """
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 GET_POLICY = 'volume:get_snapshot'
@@ -32,35 +30,30 @@ _META = _ITEM + '/metadata'
 _ACTION = _ITEM + '/action'
 
 
-def _rule(name, check_str, description, *operations):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
-        operations=[{'method': method, 'path': path} for method, path in operations])
-
-
 rules = [
-    _rule(GET_ALL_POLICY, _READER, 'List snapshots.',
-          ('GET', '/snapshots'), ('GET', '/snapshots/detail')),
-    _rule(EXTEND_ATTRIBUTE, _READER, 'List or show snapshots with extended attributes.',
-          ('GET', _ITEM), ('GET', '/snapshots/detail')),
-    _rule(CREATE_POLICY, _MEMBER, 'Create snapshot.', ('POST', '/snapshots')),
-    _rule(GET_POLICY, _READER, 'Show snapshot.', ('GET', _ITEM)),
-    _rule(UPDATE_POLICY, _MEMBER, 'Update snapshot.', ('PUT', _ITEM)),
-    _rule(DELETE_POLICY, _MEMBER, 'Delete snapshot.', ('DELETE', _ITEM)),
-    _rule(GET_METADATA_POLICY, _READER,
-          "Show snapshot's metadata or one specified metadata with a given key.",
-          ('GET', _META), ('GET', _META + '/{key}')),
-    _rule(UPDATE_METADATA_POLICY, _MEMBER,
-          "Update snapshot's metadata or one specified metadata with a given key.",
-          ('POST', _META), ('PUT', _META + '/{key}')),
-    _rule(DELETE_METADATA_POLICY, _MEMBER, "Delete snapshot's specified metadata with a "
-          'given key.', ('DELETE', _META + '/{key}')),
-    _rule(RESET_STATUS_POLICY, _ADMIN, 'Reset status of a snapshot.',
-          ('POST', _ACTION + ' (os-reset_status)')),
-    _rule(UPDATE_STATUS_POLICY, _MEMBER, 'Update database fields of snapshot.',
-          ('POST', _ACTION + ' (update_snapshot_status)')),
-    _rule(FORCE_DELETE_POLICY, _ADMIN, 'Force delete a snapshot.',
-          ('POST', _ACTION + ' (os-force_delete)')),
+    base.owned(GET_METADATA_POLICY, _READER,
+               "Show snapshot's metadata or one specified metadata with a given key.",
+               ('GET', _META), ('GET', _META + '/{key}')),
+    base.owned(UPDATE_METADATA_POLICY, _MEMBER,
+               "Update snapshot's metadata or one specified metadata with a given key.",
+               ('POST', _META), ('PUT', _META + '/{key}')),
+    base.owned(DELETE_METADATA_POLICY, _MEMBER,
+               "Delete snapshot's specified metadata with a given key.",
+               ('DELETE', _META + '/{key}')),
+    base.owned(GET_ALL_POLICY, _READER, 'List snapshots.',
+               ('GET', '/snapshots'), ('GET', '/snapshots/detail')),
+    base.owned(EXTEND_ATTRIBUTE, _READER, 'List or show snapshots with extended attributes.',
+               ('GET', _ITEM), ('GET', '/snapshots/detail')),
+    base.owned(CREATE_POLICY, _MEMBER, 'Create snapshot.', ('POST', '/snapshots')),
+    base.owned(GET_POLICY, _READER, 'Show snapshot.', ('GET', _ITEM)),
+    base.owned(UPDATE_POLICY, _MEMBER, 'Update snapshot.', ('PUT', _ITEM)),
+    base.owned(DELETE_POLICY, _MEMBER, 'Delete snapshot.', ('DELETE', _ITEM)),
+    base.rule(RESET_STATUS_POLICY, _ADMIN, 'Reset status of a snapshot.',
+              ('POST', _ACTION + ' (os-reset_status)')),
+    base.owned(UPDATE_STATUS_POLICY, _MEMBER, 'Update database fields of snapshot.',
+               ('POST', _ACTION + ' (update_snapshot_status)'), was=''),
+    base.rule(FORCE_DELETE_POLICY, _ADMIN, 'Force delete a snapshot.',
+              ('POST', _ACTION + ' (os-force_delete)')),
 ]
 
 

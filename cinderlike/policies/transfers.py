@@ -1,7 +1,5 @@
 """Policy defaults of volume transfers: readers list and show, members create, accept, delete."""
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 CREATE_POLICY = 'volume:create_transfer'
@@ -10,34 +8,29 @@ DELETE_POLICY = 'volume:delete_transfer'
 GET_POLICY = 'volume:get_transfer'
 GET_ALL_POLICY = 'volume:get_all_transfers'
 
+_READER = base.SYSTEM_ADMIN_OR_PROJECT_READER
+_MEMBER = base.SYSTEM_ADMIN_OR_PROJECT_MEMBER
+_LEGACY = '/os-volume-transfer'
+_V3 = '/volume-transfers'
+
 rules = [
-    policy.DocumentedRuleDefault(
-        name=GET_ALL_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_READER,
-        description='List volume transfer.',
-        operations=[{'method': 'GET', 'path': '/os-volume-transfer'},
-                    {'method': 'GET', 'path': '/os-volume-transfer/detail'},
-                    {'method': 'GET', 'path': '/volume_transfers'},
-                    {'method': 'GET', 'path': '/volume-transfers/detail'}]),
-    policy.DocumentedRuleDefault(
-        name=CREATE_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_MEMBER,
-        description='Create a volume transfer.',
-        operations=[{'method': 'POST', 'path': '/os-volume-transfer'},
-                    {'method': 'POST', 'path': '/volume_transfers'}]),
-    policy.DocumentedRuleDefault(
-        name=GET_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_READER,
-        description='Show one specified volume transfer.',
-        operations=[{'method': 'GET', 'path': '/os-volume-transfer/{transfer_id}'},
-                    {'method': 'GET', 'path': '/volume-transfers/{transfer_id}'}]),
-    policy.DocumentedRuleDefault(
-        name=ACCEPT_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_MEMBER,
-        description='Accept a volume transfer.',
-        operations=[{'method': 'POST', 'path': '/os-volume-transfer/{transfer_id}/accept'},
-                    {'method': 'POST', 'path': '/volume-transfers/{transfer_id}/accept'}]),
-    policy.DocumentedRuleDefault(
-        name=DELETE_POLICY, check_str=base.SYSTEM_ADMIN_OR_PROJECT_MEMBER,
-        description='Delete volume transfer.',
-        operations=[{'method': 'DELETE', 'path': '/os-volume-transfer/{transfer_id}'},
-                    {'method': 'DELETE', 'path': '/volume-transfers/{transfer_id}'}]),
+    # NOTE(paths): '/volume_transfers' (underscore) as Cinder's own operations list it.
+    base.rule(GET_ALL_POLICY, _READER, 'List volume transfer.',
+              ('GET', _LEGACY), ('GET', _LEGACY + '/detail'), ('GET', '/volume_transfers'),
+              ('GET', _V3 + '/detail'), deprecated_rule=base.deprecated(GET_ALL_POLICY)),
+    base.rule(CREATE_POLICY, _MEMBER, 'Create a volume transfer.',
+              ('POST', _LEGACY), ('POST', '/volume_transfers'),
+              deprecated_rule=base.deprecated(CREATE_POLICY)),
+    base.rule(GET_POLICY, _READER, 'Show one specified volume transfer.',
+              ('GET', _LEGACY + '/{transfer_id}'), ('GET', _V3 + '/{transfer_id}'),
+              deprecated_rule=base.deprecated(GET_POLICY)),
+    base.rule(ACCEPT_POLICY, _MEMBER, 'Accept a volume transfer.',
+              ('POST', _LEGACY + '/{transfer_id}/accept'),
+              ('POST', _V3 + '/{transfer_id}/accept'),
+              deprecated_rule=base.deprecated(ACCEPT_POLICY, '')),
+    base.rule(DELETE_POLICY, _MEMBER, 'Delete volume transfer.',
+              ('DELETE', _LEGACY + '/{transfer_id}'), ('DELETE', _V3 + '/{transfer_id}'),
+              deprecated_rule=base.deprecated(DELETE_POLICY)),
 ]
 
 

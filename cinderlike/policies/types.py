@@ -1,9 +1,7 @@
 """Policy defaults of volume types, their extra specs, type access and default types.
 
-Cinder's names and Xena defaults: readers may list and show types, admins change them.
+Cinder's names and defaults: readers may list and show types, admins change them.
 """
-
-from oslo_policy import policy
 
 from cinderlike.policies import base
 
@@ -34,63 +32,70 @@ DEFAULT_GET_POLICY = 'volume_extension:default_get'
 DEFAULT_GET_ALL_POLICY = 'volume_extension:default_get_all'
 DEFAULT_UNSET_POLICY = 'volume_extension:default_unset'
 
-
-def _rule(name, check_str, description, *operations):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
-        operations=[{'method': method, 'path': path} for method, path in operations])
-
-
 _READER = base.SYSTEM_ADMIN_OR_PROJECT_READER
 _ADMIN = base.RULE_ADMIN_API
 _SHOW = ('GET', '/types/{type_id}')
 _LIST = ('GET', '/types')
-_SPEC = '/types/{type_id}/extra_specs/{extra_spec_key}'
+_SPECS = '/types/{type_id}/extra_specs'
+_SPEC = _SPECS + '/{extra_spec_key}'
 _ACTION = '/types/{type_id}/action'
+_GOVERNED = '  The ability to make these calls is governed by other policies.'
+_TYPES_MANAGE = base.replaced('volume_extension:types_manage', 'POST, PUT, and DELETE')
+_DEFAULT_WAS = base.RULE_SYSTEM_OR_DOMAIN_OR_PROJECT_ADMIN
 
 rules = [
-    _rule(CREATE_POLICY, _ADMIN, 'Create volume type.', ('POST', '/types')),
-    _rule(UPDATE_POLICY, _ADMIN, 'Update volume type.', ('PUT', '/types')),
-    _rule(DELETE_POLICY, _ADMIN, 'Delete volume type.', ('DELETE', '/types')),
-    _rule(GET_POLICY, _READER, 'Get one specific volume type.', _SHOW),
-    _rule(GET_ALL_POLICY, _READER, 'List volume types.', _LIST),
-    _rule(EXTRA_SPEC_POLICY, _READER,
-          "Include the volume type's extra_specs attribute in the volume type list or show "
-          'requests.', _SHOW, _LIST),
-    _rule(QOS_POLICY, _ADMIN,
-          "Include the volume type's QoS specifications ID attribute in the volume type list "
-          'or show requests.', _SHOW, _LIST),
-    _rule(SPECS_GET_ALL_POLICY, _READER, 'List type extra specs.',
-          ('GET', '/types/{type_id}/extra_specs')),
-    _rule(SPECS_CREATE_POLICY, _ADMIN, 'Create type extra specs.',
-          ('POST', '/types/{type_id}/extra_specs')),
-    _rule(SPECS_GET_POLICY, _READER, 'Show one specified type extra specs.', ('GET', _SPEC)),
-    _rule(SPECS_READ_SENSITIVE_POLICY, _ADMIN,
-          'Include extra_specs fields that may reveal sensitive information about the '
-          'deployment that should not be exposed to end users in various volume-type '
-          'responses that show extra_specs.',
-          _LIST, _SHOW, ('GET', '/types/{type_id}/extra_specs'), ('GET', _SPEC)),
-    _rule(SPECS_UPDATE_POLICY, _ADMIN, 'Update type extra specs.', ('PUT', _SPEC)),
-    _rule(SPECS_DELETE_POLICY, _ADMIN, 'Delete type extra specs.', ('DELETE', _SPEC)),
-    _rule(TYPE_ACCESS_POLICY, base.SYSTEM_ADMIN_OR_PROJECT_MEMBER,
-          "Adds the boolean field 'os-volume-type-access:is_public' to the responses for "
-          'these API calls.', _LIST, _SHOW, ('POST', '/types')),
-    _rule(TYPE_ACCESS_WHO_POLICY, _ADMIN,
-          'List private volume type access detail, that is, list the projects that have '
-          'access to this volume type.', ('GET', '/types/{type_id}/os-volume-type-access')),
-    _rule(ADD_PROJECT_POLICY, _ADMIN, 'Add volume type access for project.',
-          ('POST', _ACTION + ' (addProjectAccess)')),
-    _rule(REMOVE_PROJECT_POLICY, _ADMIN, 'Remove volume type access for project.',
-          ('POST', _ACTION + ' (removeProjectAccess)')),
-    _rule(DEFAULT_SET_POLICY, _ADMIN, 'Set or update default volume type.',
-          ('PUT', '/default-types')),
-    _rule(DEFAULT_GET_POLICY, _ADMIN, 'Get default types.',
-          ('GET', '/default-types/{project-id}')),
-    _rule(DEFAULT_GET_ALL_POLICY, _ADMIN,
-          'Get all default types. WARNING: Changing this might open up too much information '
-          'regarding cloud deployment.', ('GET', '/default-types/')),
-    _rule(DEFAULT_UNSET_POLICY, _ADMIN, 'Unset default type.',
-          ('DELETE', '/default-types/{project-id}')),
+    base.rule(CREATE_POLICY, _ADMIN, 'Create volume type.', ('POST', '/types'),
+              deprecated_rule=_TYPES_MANAGE),
+    base.rule(UPDATE_POLICY, _ADMIN, 'Update volume type.', ('PUT', '/types'),
+              deprecated_rule=_TYPES_MANAGE),
+    base.rule(DELETE_POLICY, _ADMIN, 'Delete volume type.', ('DELETE', '/types'),
+              deprecated_rule=_TYPES_MANAGE),
+    base.owned(GET_POLICY, _READER, 'Get one specific volume type.', _SHOW, was=''),
+    base.owned(GET_ALL_POLICY, _READER, 'List volume types.', ('GET', '/types/'), was=''),
+    base.owned(EXTRA_SPEC_POLICY, _READER,
+               "Include the volume type's extra_specs attribute in the volume type list or "
+               'show requests.' + _GOVERNED, _SHOW, _LIST, was=_ADMIN),
+    base.rule(QOS_POLICY, _ADMIN,
+              "Include the volume type's QoS specifications ID attribute in the volume type "
+              'list or show requests.' + _GOVERNED, _SHOW, _LIST),
+    base.owned(SPECS_GET_ALL_POLICY, _READER, 'List type extra specs.', ('GET', _SPECS), was=''),
+    base.rule(SPECS_CREATE_POLICY, _ADMIN, 'Create type extra specs.', ('POST', _SPECS)),
+    base.owned(SPECS_GET_POLICY, _READER, 'Show one specified type extra specs.',
+               ('GET', _SPEC), was=''),
+    base.rule(SPECS_READ_SENSITIVE_POLICY, _ADMIN,
+              'Include extra_specs fields that may reveal sensitive information about the '
+              'deployment that should not be exposed to end users in various volume-type '
+              'responses that show extra_specs. The ability to make these calls is governed by '
+              'other policies.', _LIST, _SHOW, ('GET', _SPECS), ('GET', _SPEC)),
+    base.rule(SPECS_UPDATE_POLICY, _ADMIN, 'Update type extra specs.', ('PUT', _SPEC)),
+    base.rule(SPECS_DELETE_POLICY, _ADMIN, 'Delete type extra specs.', ('DELETE', _SPEC)),
+    base.owned(TYPE_ACCESS_POLICY, base.SYSTEM_ADMIN_OR_PROJECT_MEMBER,
+               "Adds the boolean field 'os-volume-type-access:is_public' to the responses for "
+               'these API calls.' + _GOVERNED, _LIST, _SHOW, ('POST', '/types')),
+    base.rule(ADD_PROJECT_POLICY, _ADMIN, 'Add volume type access for project.',
+              ('POST', _ACTION + ' (addProjectAccess)')),
+    base.rule(REMOVE_PROJECT_POLICY, _ADMIN, 'Remove volume type access for project.',
+              ('POST', _ACTION + ' (removeProjectAccess)')),
+    # NOTE(rule-prefix): Cinder's deprecated check string lacks its `rule:` prefix; kept as
+    # Cinder ships it (oslo.policy reads it as a generic check that never matches).
+    base.rule(TYPE_ACCESS_WHO_POLICY, _ADMIN,
+              'List private volume type access detail, that is, list the projects that have '
+              'access to this volume type.', ('GET', '/types/{type_id}/os-volume-type-access'),
+              deprecated_rule=base.deprecated(
+                  TYPE_ACCESS_WHO_POLICY, TYPE_ACCESS_POLICY,
+                  reason=f"Reason: '{TYPE_ACCESS_WHO_POLICY}' is a new policy that protects an "
+                         f"API call formerly governed by '{TYPE_ACCESS_POLICY}', but which has "
+                         'been separated for finer-grained policy control.')),
+    base.owned(DEFAULT_SET_POLICY, _ADMIN, 'Set or update default volume type.',
+               ('PUT', '/default-types'), was=_DEFAULT_WAS),
+    base.owned(DEFAULT_GET_POLICY, _ADMIN, 'Get default types.',
+               ('GET', '/default-types/{project-id}'), was=_DEFAULT_WAS),
+    base.owned(DEFAULT_GET_ALL_POLICY, _ADMIN,
+               'Get all default types. WARNING: Changing this might open up too much '
+               'information regarding cloud deployment.', ('GET', '/default-types/'),
+               was=base.SYSTEM_ADMIN),
+    base.owned(DEFAULT_UNSET_POLICY, _ADMIN, 'Unset default type.',
+               ('DELETE', '/default-types/{project-id}'), was=_DEFAULT_WAS),
 ]
 
 

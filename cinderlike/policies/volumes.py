@@ -3,39 +3,40 @@
 Readers list and show, members change their project's volumes, admins force and reset.
 """
 
-from oslo_policy import policy
-
 from cinderlike.policies import base
 
 CREATE_POLICY = 'volume:create'
+CREATE_FROM_IMAGE_POLICY = 'volume:create_from_image'
 GET_POLICY = 'volume:get'
 GET_ALL_POLICY = 'volume:get_all'
 UPDATE_POLICY = 'volume:update'
 DELETE_POLICY = 'volume:delete'
 FORCE_DELETE_POLICY = 'volume:force_delete'
-TENANT_ATTRIBUTE_POLICY = 'volume_extension:volume_tenant_attribute'
 HOST_ATTRIBUTE_POLICY = 'volume_extension:volume_host_attribute'
+TENANT_ATTRIBUTE_POLICY = 'volume_extension:volume_tenant_attribute'
 MIG_ATTRIBUTE_POLICY = 'volume_extension:volume_mig_status_attribute'
+MULTIATTACH_POLICY = 'volume:multiattach'
 
 GET_METADATA_POLICY = 'volume:get_volume_metadata'
 CREATE_METADATA_POLICY = 'volume:create_volume_metadata'
 UPDATE_METADATA_POLICY = 'volume:update_volume_metadata'
 DELETE_METADATA_POLICY = 'volume:delete_volume_metadata'
+UPDATE_ADMIN_METADATA_POLICY = 'volume:update_volume_admin_metadata'
 
 EXTEND_POLICY = 'volume:extend'
 EXTEND_ATTACHED_POLICY = 'volume:extend_attached_volume'
-UPDATE_READONLY_POLICY = 'volume:update_readonly_flag'
 REVERT_POLICY = 'volume:revert_to_snapshot'
 RESET_STATUS_POLICY = 'volume_extension:volume_admin_actions:reset_status'
+UPDATE_READONLY_POLICY = 'volume:update_readonly_flag'
 ADMIN_FORCE_DELETE_POLICY = 'volume_extension:volume_admin_actions:force_delete'
 FORCE_DETACH_POLICY = 'volume_extension:volume_admin_actions:force_detach'
 # The legacy attach actions (Cinder's volume_actions policies).
+INITIALIZE_POLICY = 'volume_extension:volume_actions:initialize_connection'
+TERMINATE_POLICY = 'volume_extension:volume_actions:terminate_connection'
+ROLL_DETACHING_POLICY = 'volume_extension:volume_actions:roll_detaching'
 RESERVE_POLICY = 'volume_extension:volume_actions:reserve'
 UNRESERVE_POLICY = 'volume_extension:volume_actions:unreserve'
 BEGIN_DETACHING_POLICY = 'volume_extension:volume_actions:begin_detaching'
-ROLL_DETACHING_POLICY = 'volume_extension:volume_actions:roll_detaching'
-INITIALIZE_POLICY = 'volume_extension:volume_actions:initialize_connection'
-TERMINATE_POLICY = 'volume_extension:volume_actions:terminate_connection'
 ATTACH_POLICY = 'volume_extension:volume_actions:attach'
 DETACH_POLICY = 'volume_extension:volume_actions:detach'
 
@@ -43,67 +44,70 @@ _READER = base.SYSTEM_ADMIN_OR_PROJECT_READER
 _MEMBER = base.SYSTEM_ADMIN_OR_PROJECT_MEMBER
 _ADMIN = base.RULE_ADMIN_API
 
-
-def _rule(name, check_str, description, method, path):
-    return policy.DocumentedRuleDefault(name=name, check_str=check_str,
-                                        description=description,
-                                        operations=[{'method': method, 'path': path}])
+_ITEM = '/volumes/{volume_id}'
+_META = _ITEM + '/metadata'
+_SHOWN = (('GET', _ITEM), ('GET', '/volumes/detail'))
 
 
-_ACTION = '/volumes/{volume_id}/action'
-_META = '/volumes/{volume_id}/metadata'
+def _action(name: str) -> tuple[str, str]:
+    return 'POST', f'{_ITEM}/action ({name})'
+
 
 rules = [
-    _rule(CREATE_POLICY, _MEMBER, 'Create volume.', 'POST', '/volumes'),
-    _rule(GET_POLICY, _READER, 'Show volume.', 'GET', '/volumes/{volume_id}'),
-    _rule(GET_ALL_POLICY, _READER, 'List volumes or get summary of volumes.',
-          'GET', '/volumes/detail'),
-    _rule(UPDATE_POLICY, _MEMBER, 'Update volume or update a volume\'s bootable status.',
-          'PUT', '/volumes'),
-    _rule(DELETE_POLICY, _MEMBER, 'Delete volume.', 'DELETE', '/volumes/{volume_id}'),
-    _rule(FORCE_DELETE_POLICY, _ADMIN, 'Force Delete a volume.',
-          'DELETE', '/volumes/{volume_id}'),
-    _rule(TENANT_ATTRIBUTE_POLICY, _READER, 'List or show volume with tenant attribute.',
-          'GET', '/volumes/{volume_id}'),
-    _rule(HOST_ATTRIBUTE_POLICY, _ADMIN, 'List or show volume with host attribute.',
-          'GET', '/volumes/{volume_id}'),
-    _rule(MIG_ATTRIBUTE_POLICY, _ADMIN, 'List or show volume with migration status attribute.',
-          'GET', '/volumes/{volume_id}'),
-    _rule(GET_METADATA_POLICY, _READER, "Show volume's metadata or one specified metadata "
-          'with a given key.', 'GET', _META),
-    _rule(CREATE_METADATA_POLICY, _MEMBER, 'Create volume metadata.', 'POST', _META),
-    _rule(UPDATE_METADATA_POLICY, _MEMBER, "Replace a volume's metadata dictionary or update "
-          'a single metadatum with a given key.', 'PUT', _META),
-    _rule(DELETE_METADATA_POLICY, _MEMBER, "Delete a volume's metadatum with the given key.",
-          'DELETE', _META + '/{key}'),
-    _rule(EXTEND_POLICY, _MEMBER, 'Extend a volume.', 'POST', _ACTION + ' (os-extend)'),
-    _rule(EXTEND_ATTACHED_POLICY, _MEMBER, 'Extend a attached volume.',
-          'POST', _ACTION + ' (os-extend)'),
-    _rule(UPDATE_READONLY_POLICY, _MEMBER, 'Update volume read-only status.',
-          'POST', _ACTION + ' (os-update_readonly_flag)'),
-    _rule(REVERT_POLICY, _MEMBER, 'Revert a volume to a snapshot.',
-          'POST', _ACTION + ' (revert)'),
-    _rule(RESET_STATUS_POLICY, _ADMIN, 'Reset status of a volume.',
-          'POST', _ACTION + ' (os-reset_status)'),
-    _rule(ADMIN_FORCE_DELETE_POLICY, _ADMIN, 'Force delete a volume.',
-          'POST', _ACTION + ' (os-force_delete)'),
-    _rule(FORCE_DETACH_POLICY, _ADMIN, 'Force detach a volume.',
-          'POST', _ACTION + ' (os-force_detach)'),
-    _rule(RESERVE_POLICY, _MEMBER, 'Mark volume as reserved.',
-          'POST', _ACTION + ' (os-reserve)'),
-    _rule(UNRESERVE_POLICY, _MEMBER, 'Unmark volume as reserved.',
-          'POST', _ACTION + ' (os-unreserve)'),
-    _rule(BEGIN_DETACHING_POLICY, _MEMBER, 'Begin detach volumes.',
-          'POST', _ACTION + ' (os-begin_detaching)'),
-    _rule(ROLL_DETACHING_POLICY, _MEMBER, 'Roll back volume status to in-use.',
-          'POST', _ACTION + ' (os-roll_detaching)'),
-    _rule(INITIALIZE_POLICY, _MEMBER, 'Initialize volume attachment.',
-          'POST', _ACTION + ' (os-initialize_connection)'),
-    _rule(TERMINATE_POLICY, _MEMBER, 'Terminate volume attachment.',
-          'POST', _ACTION + ' (os-terminate_connection)'),
-    _rule(ATTACH_POLICY, _MEMBER, 'Attach a volume.', 'POST', _ACTION + ' (os-attach)'),
-    _rule(DETACH_POLICY, _MEMBER, 'Clear attachment metadata.',
-          'POST', _ACTION + ' (os-detach)'),
+    base.owned(CREATE_POLICY, _MEMBER, 'Create volume.', ('POST', '/volumes'), was=''),
+    base.owned(CREATE_FROM_IMAGE_POLICY, _MEMBER, 'Create volume from image.',
+               ('POST', '/volumes'), was=''),
+    base.owned(GET_POLICY, _READER, 'Show volume.', ('GET', _ITEM)),
+    base.owned(GET_ALL_POLICY, _READER, 'List volumes or get summary of volumes.',
+               ('GET', '/volumes'), ('GET', '/volumes/detail'), ('GET', '/volumes/summary')),
+    base.owned(UPDATE_POLICY, _MEMBER, "Update volume or update a volume's bootable status.",
+               ('PUT', '/volumes'), _action('os-set_bootable')),
+    base.owned(DELETE_POLICY, _MEMBER, 'Delete volume.', ('DELETE', _ITEM)),
+    base.rule(FORCE_DELETE_POLICY, _ADMIN, 'Force Delete a volume.', ('DELETE', _ITEM)),
+    base.rule(HOST_ATTRIBUTE_POLICY, _ADMIN, 'List or show volume with host attribute.',
+              *_SHOWN),
+    base.owned(TENANT_ATTRIBUTE_POLICY, _READER, 'List or show volume with tenant attribute.',
+               *_SHOWN),
+    base.rule(MIG_ATTRIBUTE_POLICY, _ADMIN,
+              'List or show volume with migration status attribute.', *_SHOWN),
+    base.owned(MULTIATTACH_POLICY, _MEMBER, 'Create multiattach capable volume.',
+               ('POST', '/volumes')),
+    base.owned(GET_METADATA_POLICY, _READER,
+               "Show volume's metadata or one specified metadata with a given key.",
+               ('GET', _META), ('GET', _META + '/{key}')),
+    base.owned(CREATE_METADATA_POLICY, _MEMBER, 'Create volume metadata.', ('POST', _META)),
+    base.owned(UPDATE_METADATA_POLICY, _MEMBER,
+               "Replace a volume's metadata dictionary or update a single metadatum with a "
+               'given key.', ('PUT', _META), ('PUT', _META + '/{key}')),
+    base.owned(DELETE_METADATA_POLICY, _MEMBER, "Delete a volume's metadatum with the given key.",
+               ('DELETE', _META + '/{key}')),
+    base.rule(UPDATE_ADMIN_METADATA_POLICY, _ADMIN,
+              'Update volume admin metadata. This permission is required to complete these API '
+              'calls, though the ability to make these calls is governed by other policies.',
+              _action('os-update_readonly_flag'), _action('os-attach')),
+    base.owned(EXTEND_POLICY, _MEMBER, 'Extend a volume.', _action('os-extend')),
+    base.owned(EXTEND_ATTACHED_POLICY, _MEMBER, 'Extend a attached volume.',
+               _action('os-extend')),
+    base.owned(REVERT_POLICY, _MEMBER, 'Revert a volume to a snapshot.', _action('revert')),
+    base.rule(RESET_STATUS_POLICY, _ADMIN, 'Reset status of a volume.',
+              _action('os-reset_status')),
+    base.owned(UPDATE_READONLY_POLICY, _MEMBER, "Update a volume's readonly flag.",
+               _action('os-update_readonly_flag')),
+    base.rule(ADMIN_FORCE_DELETE_POLICY, _ADMIN, 'Force delete a volume.',
+              _action('os-force_delete')),
+    base.rule(FORCE_DETACH_POLICY, _ADMIN, 'Force detach a volume.', _action('os-force_detach')),
+    base.owned(INITIALIZE_POLICY, _MEMBER, 'Initialize volume attachment.',
+               _action('os-initialize_connection')),
+    base.owned(TERMINATE_POLICY, _MEMBER, 'Terminate volume attachment.',
+               _action('os-terminate_connection')),
+    base.owned(ROLL_DETACHING_POLICY, _MEMBER, "Roll back volume status to 'in-use'.",
+               _action('os-roll_detaching')),
+    base.owned(RESERVE_POLICY, _MEMBER, 'Mark volume as reserved.', _action('os-reserve')),
+    base.owned(UNRESERVE_POLICY, _MEMBER, 'Unmark volume as reserved.', _action('os-unreserve')),
+    base.owned(BEGIN_DETACHING_POLICY, _MEMBER, 'Begin detach volumes.',
+               _action('os-begin_detaching')),
+    base.owned(ATTACH_POLICY, _MEMBER, 'Add attachment metadata.', _action('os-attach')),
+    base.owned(DETACH_POLICY, _MEMBER, 'Clear attachment metadata.', _action('os-detach')),
 ]
 
 

@@ -18,6 +18,7 @@ from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.policies import volumes as policy
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
@@ -154,6 +155,14 @@ class ExtractSpec(task.Task):
                 'resource_backend': _backend_of(source)}
 
 
+class AuthorizeType(task.Task):
+    """`volume:multiattach` for a multiattach type, once the type is known (as Cinder)."""
+
+    def execute(self, ctx, enforcer, spec):
+        if spec['volume_type'].extra_specs.get('multiattach') == '<is> True':
+            enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
+
+
 class ReserveQuota(task.Task):
     """per_volume_gigabytes check, then volumes/gigabytes (and per-type) reservations."""
 
@@ -230,14 +239,17 @@ class CastToScheduler(task.Task):
         LOG.error('Volume %s: cast to the scheduler failed', volume.id)
 
 
-def run(*, conf, db, scheduler, ctx, request: CreateRequest):
+def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
     """Run the flow; returns the inserted volume row.
 
-    :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota: as Cinder's create.
+    :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota, PolicyNotAuthorized:
+        as Cinder's create (`volume:multiattach` for a multiattach type).
     """
-    store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'ctx': ctx, 'request': request}
+    store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'enforcer': enforcer, 'ctx': ctx,
+             'request': request}
     return FLOW.run(store)['volume']
 
 
 FLOW = flow.LinearFlow('volume_create_api',
-                       ExtractSpec(), ReserveQuota(), CreateEntry(), CastToScheduler())
+                       ExtractSpec(), AuthorizeType(), ReserveQuota(), CreateEntry(),
+                       CastToScheduler())

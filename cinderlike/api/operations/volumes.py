@@ -27,14 +27,14 @@ def get(db, ctx, *, volume_id: str):
     return db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
 
 
-def create(conf, db, rpc, ctx, *, request: create_volume.CreateRequest):
+def create(conf, db, rpc, enforcer, ctx, *, request: create_volume.CreateRequest):
     """Validate, reserve, insert `creating` and cast to the scheduler; the new row."""
     metadata = request.metadata or {}
     for key in metadata:
         if not key or not key.strip():
             raise exception.InvalidVolumeMetadata(reason='Metadata property key blank.')
-    return create_volume.run(conf=conf, db=db, scheduler=rpc.scheduler, ctx=ctx,
-                             request=request)
+    return create_volume.run(conf=conf, db=db, scheduler=rpc.scheduler, enforcer=enforcer,
+                             ctx=ctx, request=request)
 
 
 def _type_name(db, volume) -> str | None:

@@ -165,6 +165,9 @@ ACTIONS: dict[str, Action] = {
     'os-force_detach': Action(schema.force_detach, policy.FORCE_DETACH_POLICY, _force_detach),
 }
 
+# The actions that write the volume's admin metadata (its `readonly` key).
+ADMIN_METADATA_ACTIONS = ('os-attach', 'os-update_readonly_flag')
+
 
 class VolumeActions:
     """POST /volumes/{volume_id}/action."""
@@ -192,8 +195,12 @@ class VolumeActions:
         call = Call(conf=self._conf, db=self._db, rpc=self._rpc, req=req, volume=volume,
                     args=args)
         rule = action.policy if isinstance(action.policy, str) else action.policy(call)
-        self._enforcer.authorize(ctx, rule, {'project_id': volume.project_id,
-                                             'user_id': volume.user_id})
+        target = {'project_id': volume.project_id, 'user_id': volume.user_id}
+        self._enforcer.authorize(ctx, rule, target)
+        if name in ADMIN_METADATA_ACTIONS:
+            # NOTE(elevated): Cinder checks this one with an elevated context, so only an
+            # operator's policy file can make it refuse.
+            self._enforcer.authorize(ctx.elevated(), policy.UPDATE_ADMIN_METADATA_POLICY, target)
         answer = action.handler(call)
         resp.status = action.status
         if answer is not None:

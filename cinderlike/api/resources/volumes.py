@@ -215,8 +215,9 @@ class Volumes:
         body = validation.load_body(req, limit=req.context.max_body)
         validation.validate(schema.create_v3_53 if version.matches(
             mv.SUPPORT_VOLUME_SCHEMA_CHANGES) else schema.create, body)
-        self._enforcer.authorize(ctx, policy.CREATE_POLICY)
         wanted = body['volume']
+        self._enforcer.authorize(ctx, policy.CREATE_FROM_IMAGE_POLICY if wanted.get(
+            'imageRef', wanted.get('image_id')) else policy.CREATE_POLICY)
         if wanted.get('multiattach') is not None and schema.is_true(wanted['multiattach']):
             raise exception.InvalidVolume(
                 reason='multiattach parameter has been removed. The default behavior is to '
@@ -233,7 +234,8 @@ class Volumes:
             snapshot_id=wanted.get('snapshot_id'), backup_id=wanted.get('backup_id'),
             image_ref=wanted.get('imageRef', wanted.get('image_id')),
             scheduler_hints=body.get('OS-SCH-HNT:scheduler_hints'))
-        volume = operations.create(self._conf, self._db, self._rpc, ctx, request=request)
+        volume = operations.create(self._conf, self._db, self._rpc, self._enforcer, ctx,
+                                   request=request)
         resp.status = falcon.HTTP_202
         resp.media = self._render.one(req, volume, view.CREATE)
 

@@ -2,12 +2,14 @@
 fake driver on backends b1 and b2) for every test here; clients log in through the catalog."""
 
 import json
+import signal
 import subprocess
 import uuid
 
 import pytest
 
 from tests.fixtures import keystone as keystone_fixture
+from tests.functional.e2e.stack import wait_for
 from tests.functional.keystone.helpers import cli_path, os_env
 
 STARTUP = 90  # seconds for four Python daemons to import, connect, register and report
@@ -44,3 +46,23 @@ def openstack_cli(keystone):
         assert done.returncode == 0, f'{args}: {done.stderr}'
         return json.loads(done.stdout) if args[-2:] == ('-f', 'json') else done.stdout
     return run
+
+
+@pytest.fixture(scope='package')
+def operator_config(stack):
+    """The stack as an operator runs it: `debug = True` in every daemon (SIGHUP: oslo.log's
+    mutable options; the API restarted) and `[oslo_policy] policy_file` at an empty
+    policy.yaml: the path, for tests to write overrides into (and to empty again)."""
+    policy_file = stack.workdir / 'policy.yaml'
+    policy_file.write_text('{}\n')
+    stack.update_config(debug=True)
+    stack.update_config('oslo_policy', policy_file=policy_file)
+    for name in ('scheduler', 'volume', 'backup'):
+        stack.daemons[name].proc.send_signal(signal.SIGHUP)
+    stack.daemons['api'].stop()
+    stack.start('api')
+    stack.wait_for_api(timeout=STARTUP)
+    wanted = {f'{stack.host}@{backend}#{backend}' for backend in stack.backends}
+    wait_for(lambda: wanted <= stack.pool_names(), timeout=STARTUP,
+             what=f'the scheduler to know pools {sorted(wanted)} again')
+    return policy_file

@@ -76,7 +76,7 @@ def test_non_admins_are_refused(keystone_client, db, roles):
     resp = keystone_client.simulate_get(URL, headers=headers)
     assert resp.status_code == 403
     assert resp.json['forbidden']['message'] == (
-        "Policy doesn't allow volume_extension:quota_classes to be performed.")
+        "Policy doesn't allow volume_extension:quota_classes:get to be performed.")
     resp = keystone_client.simulate_put(URL, headers=headers,
                                         json={'quota_class_set': {'volumes': 1}})
     assert resp.status_code == 403
