@@ -80,10 +80,15 @@ class CheckSha256:
             self._pending = bytearray()
             emit(item)
         elif kind == 'data':
-            self._pending += item[1]
-            if len(self._pending) > self._left:
+            data = item[1]
+            if len(self._pending) + len(data) > self._left:
                 raise Corrupt(f'object {self._name} holds more than its {self._length} '
                               'bytes')
+            if not self._pending and len(data) % self._block == 0:
+                # NOTE(copies): decompressed pieces are whole blocks; check them in place.
+                self._check(data, emit)
+                return
+            self._pending += data
             whole = len(self._pending) - len(self._pending) % self._block
             if whole:
                 self._release(whole, emit)
@@ -98,7 +103,10 @@ class CheckSha256:
     def _release(self, size: int, emit):
         data = bytes(self._pending[:size])
         del self._pending[:size]
-        view, block = memoryview(data), self._block
+        self._check(data, emit)
+
+    def _check(self, data: bytes, emit):
+        size, view, block = len(data), memoryview(data), self._block
         for start in range(0, size, block):
             index = (self._offset + start) // block
             want = self._digests[index * records.DIGEST_SIZE:(index + 1) * records.DIGEST_SIZE]
