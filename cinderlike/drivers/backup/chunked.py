@@ -30,6 +30,7 @@ class ChunkedBackupDriver(base.BackupDriver):
     """The chunked format over a subclass's container/object primitives."""
 
     DRIVER_VERSION = records.VERSION
+    SUPPORTS_FORCE_DELETE = True
 
     # --- what a store provides -------------------------------------------------------
 
@@ -247,10 +248,10 @@ class ChunkedBackupDriver(base.BackupDriver):
                         _write(volume_file, event[1], event[2],
                                skip_zeros=volume_is_new and layer == 0)
                         done += len(event[2])
-                    else:
-                        _sync(volume_file)
                         if progress is not None:
                             progress(done, total)
+                    else:
+                        _sync(volume_file)
         except restore_stages.Corrupt as exc:
             raise exception.BackupRestoreCorrupt(backup_id=chain[layer].id,
                                                  reason=str(exc)) from None

@@ -128,6 +128,10 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
         self._conn = None
 
     @property
+    def enable_progress_timer(self) -> bool:
+        return self.conf.backup_swift_enable_progress_timer
+
+    @property
     def chunk_size(self) -> int:
         return self.conf.backup_swift_object_size
 

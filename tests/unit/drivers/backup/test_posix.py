@@ -23,6 +23,11 @@ def test_default_path_container_and_modes(posix_driver, tmp_path):
     assert modes == {0o660}
 
 
+def test_what_the_manager_asks(posix_driver):
+    driver = posix_driver(backup_enable_progress_timer=False)
+    assert driver.SUPPORTS_FORCE_DELETE and not driver.enable_progress_timer
+
+
 def test_named_and_configured_containers(posix_driver, tmp_path):
     driver = posix_driver(backup_container='shared')
     first = driver.backup(ref(), VolumeFile(os.urandom(MiB)))

@@ -36,6 +36,9 @@ def test_cinder_defaults():
     assert (driver.chunk_size, driver.sha_block_size) == (52428800, 32768)
     assert driver.default_container(ref()) == 'volumebackups'
     assert driver.conf.backup_swift_auth == 'per_user'
+    assert driver.SUPPORTS_FORCE_DELETE
+    driver.conf.set_override('backup_swift_enable_progress_timer', False)
+    assert not driver.enable_progress_timer
     assert base.driver_class('cinder.backup.drivers.swift.SwiftBackupDriver') is \
         swift_driver.SwiftBackupDriver
     assert base.driver_class(driver.conf.backup_driver) is swift_driver.SwiftBackupDriver
