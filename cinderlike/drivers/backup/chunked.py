@@ -236,7 +236,7 @@ class ChunkedBackupDriver(base.BackupDriver):
         LOG.debug('Restore of backup %(id)s (%(n)d in its chain) into volume %(vol)s.',
                   {'id': backup.id, 'n': len(chain), 'vol': volume_id})
         stages = [restore_stages.Decompress(out_size=self.piece_size),
-                  restore_stages.CheckSha256(layers), restore_stages.CheckMd5()]
+                  restore_stages.CheckSha256(layers)]
         layer, done = 0, 0
         try:
             with Pipeline(self._object_source(plans), stages, name='restore') as flow:
@@ -311,10 +311,11 @@ def _write(volume_file, offset: int, data: bytes, *, skip_zeros: bool) -> None:
         return
     view = memoryview(data)
     for start in range(0, len(data), _ZERO_RUN):
-        run = view[start:start + _ZERO_RUN].tobytes()
-        if run != _ZEROS[:len(run)]:
+        size = min(_ZERO_RUN, len(data) - start)
+        # NOTE(copies): startswith compares in place; slicing would copy every MiB.
+        if not data.startswith(_ZEROS if size == _ZERO_RUN else _ZEROS[:size], start):
             volume_file.seek(offset + start)
-            volume_file.write(run)
+            volume_file.write(view[start:start + size])
 
 
 def _sync(volume_file) -> None:
