@@ -75,6 +75,10 @@ class ChunkedBackupDriver(base.BackupDriver):
     def delete_object(self, container: str, name: str) -> None:
         """Remove an object; a missing one is fine."""
 
+    def objects_stored(self) -> None:
+        """Wait until every object closed so far is stored (a store may upload them in the
+        background, in order); raise what a write failed with."""
+
     def container_emptied(self, backup: base.BackupRef, container: str) -> None:
         """A hook after delete_backup removed the backup's objects from *container*."""
 
@@ -124,7 +128,10 @@ class ChunkedBackupDriver(base.BackupDriver):
                             records.sha256_pieces(backup, self.sha_block_size, digests))
             self._put_whole(container, records.metadata_name(prefix),
                             [records.metadata_bytes(backup, objects, volume_meta)])
+            self.objects_stored()
         except BaseException:
+            with contextlib.suppress(Exception):
+                self.objects_stored()
             with contextlib.suppress(Exception):
                 self._remove_objects(container, prefix)
             raise

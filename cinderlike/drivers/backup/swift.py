@@ -7,6 +7,7 @@ Cinder's options, layout and auth modes: `per_user` uses the request's token on
 """
 
 import hashlib
+import threading
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -81,28 +82,91 @@ def _catalog_endpoint(catalog, info: str, option: str, region: str | None) -> st
     return None
 
 
-class _ObjectWriter:
-    """One object, uploaded on close with its md5 as ETag (Swift checks it server-side).
+# Bytes swiftclient sends per write of an upload.
+_SEND_SIZE = 1024 * 1024
 
-    NOTE(buffer): the object is held in memory (at most backup_swift_object_size plus what
-    compression adds) so swiftclient can retry an upload; Cinder does the same.
+
+class _Body:
+    """An object's buffer as the file-like swiftclient streams from (and rewinds to retry),
+    without copying the buffer."""
+
+    def __init__(self, data):
+        self._view = memoryview(data)
+        self._pos = 0
+
+    def read(self, size=-1) -> bytes:
+        end = len(self._view) if size is None or size < 0 else self._pos + size
+        chunk = self._view[self._pos:end].tobytes()
+        self._pos += len(chunk)
+        return chunk
+
+    def seek(self, pos, whence=0) -> int:
+        self._pos = pos if whence == 0 else self._pos + pos if whence == 1 else \
+            len(self._view) + pos
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+
+class _Uploader:
+    """Uploads closed objects in order, each in a thread of its own while the next object is
+    assembled, so Swift's time overlaps reading and compressing; at most two objects are held.
+
+    NOTE(buffer): an object is held whole (backup_swift_object_size plus what compression
+    adds) so swiftclient can retry its upload, as Cinder does. The upload threads share one
+    Connection of their own, used by one of them at a time.
     """
 
-    def __init__(self, conn, container, name):
-        self.conn, self.container, self.name = conn, container, name
+    def __init__(self, connect):
+        self._connect = connect
+        self._conn = None
+        self._thread = None
+        self._error = None
+
+    def submit(self, container: str, name: str, data: bytearray) -> None:
+        self.wait()
+        self._thread = threading.Thread(target=self._run, args=(container, name, data),
+                                        name=f'swift-upload-{name[-5:]}', daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        """Block until the upload in flight is done; raise what it failed with."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def _run(self, container, name, data):
+        try:
+            if self._conn is None:
+                self._conn = self._connect()
+            md5 = hashlib.md5(data, usedforsecurity=False).hexdigest()
+            # Swift checks the ETag against what it received and refuses a mismatch.
+            etag = _call(self._conn.put_object, container, name, _Body(data),
+                         content_length=len(data), etag=md5, chunk_size=_SEND_SIZE)
+            if etag != md5:
+                raise exception.SwiftConnectionFailed(
+                    reason=f'object {name}: Swift stored md5 {etag}, sent {md5}')
+        except BaseException as exc:  # noqa: B036 - raised again by wait()
+            self._error = exc
+
+
+class _ObjectWriter:
+    """One object, handed to the uploader when it is closed."""
+
+    def __init__(self, uploader, container, name):
+        self.uploader, self.container, self.name = uploader, container, name
         self._data = bytearray()
 
     def write(self, data):
         self._data += data
 
     def close(self):
-        body, self._data = bytes(self._data), None
-        md5 = hashlib.md5(body, usedforsecurity=False).hexdigest()
-        etag = _call(self.conn.put_object, self.container, self.name, body,
-                     content_length=len(body), etag=md5)
-        if etag != md5:
-            raise exception.SwiftConnectionFailed(
-                reason=f'object {self.name}: Swift stored md5 {etag}, sent {md5}')
+        data, self._data = self._data, None
+        self.uploader.submit(self.container, self.name, data)
 
     def abort(self):
         self._data = None
@@ -126,6 +190,7 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
     def __init__(self, conf, *, context=None):
         super().__init__(conf, context=context)
         self._conn = None
+        self._uploader = _Uploader(self._connect)
 
     @property
     def enable_progress_timer(self) -> bool:
@@ -238,7 +303,10 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
         return [entry['name'] for entry in listing]
 
     def open_object(self, container: str, name: str):
-        return _ObjectWriter(self.conn, container, name)
+        return _ObjectWriter(self._uploader, container, name)
+
+    def objects_stored(self) -> None:
+        self._uploader.wait()
 
     def read_object(self, container: str, name: str):
         try:

@@ -82,3 +82,33 @@ def test_single_user_takes_keystone_from_the_catalog():
     assert conn.authurl == 'http://ks/v3'
     assert conn.os_options['project_name'] == 'p'
     assert conn.os_options['user_domain_name'] == 'Default'
+
+
+class _Conn:
+    """Stands in for swiftclient's Connection: records puts, answers an ETag."""
+
+    def __init__(self, etag=None):
+        self.puts, self.etag = [], etag
+
+    def put_object(self, container, name, body, *, content_length, etag, chunk_size):
+        data = body.read(3) + body.read()
+        body.seek(0)
+        assert body.read() == data and body.tell() == content_length == len(data)
+        self.puts.append((container, name, data, etag))
+        return self.etag or etag
+
+
+def test_uploads_run_in_order_and_their_failures_surface():
+    conn = _Conn()
+    uploader = swift_driver._Uploader(lambda: conn)
+    for number in range(3):
+        uploader.submit('c', f'o-{number}', bytearray(b'xyzw' * number))
+    uploader.wait()
+    assert [(name, data) for _, name, data, _ in conn.puts] == [
+        ('o-0', b''), ('o-1', b'xyzw'), ('o-2', b'xyzw' * 2)]
+
+    liar = swift_driver._Uploader(lambda: _Conn(etag='0' * 32))
+    liar.submit('c', 'o', bytearray(b'data'))
+    with pytest.raises(exception.SwiftConnectionFailed, match='Swift stored md5'):
+        liar.wait()
+    liar.wait()   # the failure is reported once
