@@ -160,7 +160,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--size-mib', type=int, default=1024)
     parser.add_argument('--drivers', default='posix,swift')
-    parser.add_argument('--algorithms', default='none,zlib,bz2,zstd')
+    parser.add_argument('--algorithms', default='zstd,none,zlib,bz2')
     parser.add_argument('--workdir', help='directory for the volume and posix backups')
     parser.add_argument('--case', help=argparse.SUPPRESS)
     parser.add_argument('--volume', help=argparse.SUPPRESS)
@@ -192,6 +192,8 @@ def main(argv=None) -> int:
                          '--swift-auth', server.auth_url if server else ''],
                         capture_output=True, text=True, check=True)
                     results.append(json.loads(child.stdout.strip().splitlines()[-1]))
+                    # Progress on stderr: a long run (bz2) shows what is done so far.
+                    print(json.dumps(results[-1]), file=sys.stderr, flush=True)
         finally:
             if server is not None:
                 server.stop()
