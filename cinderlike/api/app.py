@@ -229,10 +229,11 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     identity = (middleware.NoAuth() if conf.auth_strategy == 'noauth'
                 else middleware.KeystoneContext())
     app = VolumeApp(middleware=[
-        middleware.BodySizeLimit(conf.osapi_max_request_body_size),
+        middleware.RequestBody(conf.osapi_max_request_body_size),
         identity,
         path_rules.PathRules(),
         middleware.VersionNegotiation(),
+        middleware.QueryParams(),
         middleware.ProjectCheck(),
     ])
     # NOTE(faults): falcon's own HTTPError handler is more specific than Exception's,
@@ -243,5 +244,6 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     if conf.auth_strategy == 'keystone' and use_auth_token:
         app.wrap(_v3_only(
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))
+    app.wrap(faults.guard)
     app.wrap(request_id.RequestId)
     return app

@@ -17,12 +17,17 @@ def test_unknown_route_is_item_not_found(client):
                                               'message': 'The resource could not be found.'}}
 
 
-def test_wrong_method_is_bad_method(client):
-    resp = client.simulate_delete('/v3/os-services', headers=ADMIN)
-    assert resp.status_code == 405
-    assert resp.json == {'badMethod': {
-        'code': 405, 'message': 'The method DELETE is not allowed for this resource.'}}
-    assert resp.headers['Allow'] == 'GET, OPTIONS'
+def test_an_unknown_method_is_not_found_as_cinder_s_mapper_answers(client, db):
+    """Cinder's routes match on the method too: 404 itemNotFound, no Allow, no write."""
+    for method, path in (('DELETE', '/v3/os-services'), ('PATCH', '/v3/types'),
+                         ('OPTIONS', '/v3/volumes'), ('PUT', '/v3/volumes/detail')):
+        resp = client.simulate_request(method, path, headers=ADMIN, json={'x': 1}
+                                       if method in ('PATCH', 'PUT') else None)
+        assert resp.status_code == 404, (method, path)
+        assert resp.json == {'itemNotFound': {
+            'code': 404, 'message': 'The resource could not be found.'}}
+        assert 'Allow' not in resp.headers
+    assert client.simulate_get('/v3/types', headers=ADMIN).json['volume_types'] == []
 
 
 class _Boom:
