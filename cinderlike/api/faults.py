@@ -9,6 +9,7 @@ import json
 import sys
 
 import falcon
+import sqlalchemy as sa
 import webob.exc
 from oslo_log import log as logging
 
@@ -28,6 +29,8 @@ _FAULT_NAMES = {
     501: 'notImplemented',
     503: 'serviceUnavailable',
 }
+
+DATA_ERROR = 'Invalid input received: a value is out of range or too long for its field.'
 
 # Cinder's handlers pass these families' messages through untouched.
 _PLAIN_MESSAGE = (exception.Invalid, exception.NotFound, exception.NotAuthorized,
@@ -54,6 +57,11 @@ def from_exception(ex: Exception, method: str = '') -> tuple[int, str]:
             return ex.code, f'{type(ex).__name__}: {ex.msg}'
         LOG.error('Caught error: %s', ex)
         return ex.code, default_message(ex.code)
+    if isinstance(ex, sa.exc.DataError):
+        # NOTE(data_error): MariaDB refuses an out-of-range number (1264) or an over-long
+        # string (1406) the API let through; the transaction is gone, the input is at fault.
+        LOG.warning('The database refused a value: %s', ex.orig)
+        return 400, DATA_ERROR
     if isinstance(ex, falcon.HTTPMethodNotAllowed):
         # NOTE(405): Cinder's routes mapper matches on the method too: an unknown one is
         # no route, a 404.
