@@ -244,7 +244,7 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
         path_rules.PathRules(),
         middleware.VersionNegotiation(),
         middleware.QueryParams(),
-        middleware.ProjectCheck(),
+        middleware.ProjectCheck(conf.project_id_regex),
     ])
     # NOTE(faults): falcon's own HTTPError handler is more specific than Exception's,
     # so it is replaced explicitly: 404/405 bodies are Cinder faults too.

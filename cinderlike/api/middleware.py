@@ -4,6 +4,7 @@ Body size limit, then identity (noauth or the headers keystonemiddleware set) in
 RequestContext, then OpenStack-API-Version negotiation, then the URL's project check.
 """
 
+import re
 import urllib.parse
 
 import falcon
@@ -172,11 +173,17 @@ class QueryParams:
 
 
 class ProjectCheck:
-    """A `{project_id}` in the URL must be the caller's project (400 as Cinder)."""
+    """A `{project_id}` in the URL must match `project_id_regex` (else, as Cinder's mapper,
+    there is no such route: 404) and be the caller's project (400 as Cinder)."""
+
+    def __init__(self, project_id_regex: str):
+        self._pattern = re.compile(project_id_regex)
 
     def process_resource(self, req: falcon.Request, resp: falcon.Response, resource,
                          params: dict) -> None:
         project_id = params.pop('project_id', None)
+        if project_id is not None and not self._pattern.fullmatch(project_id):
+            raise falcon.HTTPNotFound()
         ctx = getattr(req.context, 'ctx', None)
         if project_id and ctx is not None and project_id != ctx.project_id:
             raise exception.MalformedRequestUrl()

@@ -40,6 +40,8 @@ class Op:
     query: tuple[str, ...] = ()
     since: str | None = None
     notes: str = ''
+    # Other success codes, answered without a body.
+    bodiless: tuple[int, ...] = ()
 
 
 def _one_of(schemas) -> dict:
@@ -152,8 +154,9 @@ OPERATIONS = {
     ('VolumeActions', 'on_post'): Op(
         'A volume action: os-extend, os-reset_status, os-force_delete, os-set_bootable, '
         'os-update_readonly_flag, revert (3.40), and the legacy attach actions', 202,
-        request=_VOLUME_ACTIONS,
-        notes='os-initialize_connection answers 200 with connection_info.'),
+        request=_VOLUME_ACTIONS, bodiless=(200,),
+        notes='os-set_bootable answers 200 without a body, os-initialize_connection 200 '
+              'with connection_info.'),
     ('Metadata', 'on_get'): Op('List metadata', 200, r.metadata),
     ('Metadata', 'on_post'): Op('Add metadata', 200, r.metadata,
                                 volume_schemas.metadata_create),
@@ -244,9 +247,11 @@ def _operation(path: str, method: str, key: tuple[str, str]) -> dict:
     success = {'description': op.summary}
     if op.response is not None:
         success['content'] = _content(op.response)
+    responses = {str(op.status): success}
+    responses.update((str(code), {'description': op.summary}) for code in op.bodiless)
+    responses['default'] = {'description': "A Cinder fault", 'content': _content(r.fault)}
     shown = {'operationId': f'{key[0]}.{key[1]}', 'summary': op.summary,
-             'responses': {str(op.status): success, 'default': {
-                 'description': "A Cinder fault", 'content': _content(r.fault)}}}
+             'responses': responses}
     if parameters:
         shown['parameters'] = parameters
     if op.request is not None:

@@ -12,6 +12,8 @@ _INT = {'type': 'integer'}
 _BOOL = {'type': 'boolean'}
 _TIME = {'type': ['string', 'null']}
 _STRINGS = {'type': 'object', 'additionalProperties': {'type': 'string'}}
+# Extra specs and QoS specs may hold null: Cinder's schemas allow it (extra_specs_with_null).
+_SPECS = {'type': 'object', 'additionalProperties': {'type': ['string', 'null']}}
 _LINKS = {'type': 'array', 'items': {
     'type': 'object', 'required': ['rel', 'href'],
     'properties': {'rel': _STR, 'href': _STR, 'type': _STR}}}
@@ -80,21 +82,21 @@ workers_cleanup = _object({'cleaning': {'type': 'array', 'items': _worker},
 
 # --- volume types, extra specs, access, default types, QoS specs ----------------------------
 _type = _object({'id': _STR, 'name': _TEXT, 'is_public': _BOOL, 'description': _TEXT},
-                {'extra_specs': _STRINGS, 'qos_specs_id': _TEXT,
+                {'extra_specs': _SPECS, 'qos_specs_id': _TEXT,
                  'os-volume-type-access:is_public': _BOOL})
 volume_type = _envelope('volume_type', _type)
 volume_types = _listing('volume_types', _type, links='volume_type_links')
-extra_specs = _envelope('extra_specs', _STRINGS)
-extra_spec = _STRINGS
+extra_specs = _envelope('extra_specs', _SPECS)
+extra_spec = _SPECS
 type_access = _envelope('volume_type_access', {'type': 'array', 'items': _object(
     {'volume_type_id': _STR, 'project_id': _STR})})
 _default_type = _object({'project_id': _STR, 'volume_type_id': _STR})
 default_type = _envelope('default_type', _default_type)
 default_types = _envelope('default_types', {'type': 'array', 'items': _default_type})
-_qos = _object({'id': _STR, 'name': _STR, 'consumer': _STR, 'specs': _STRINGS})
+_qos = _object({'id': _STR, 'name': _STR, 'consumer': _STR, 'specs': _SPECS})
 qos_specs = _envelope('qos_specs', _qos, links=_LINKS)
 qos_specs_list = _listing('qos_specs', _qos)
-qos_specs_keys = _envelope('qos_specs', _STRINGS)
+qos_specs_keys = _envelope('qos_specs', _SPECS)
 qos_associations = _envelope('qos_associations', {'type': 'array', 'items': _object(
     {'association_type': _STR, 'name': _TEXT, 'id': _STR})})
 

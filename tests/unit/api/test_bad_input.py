@@ -5,7 +5,9 @@ import io
 import json
 
 import pytest
+from falcon import testing
 
+from cinderlike.api.app import create_app
 from cinderlike.db import default_types as db_default_types
 from cinderlike.db import quotas as db_quotas
 from cinderlike.db import volume_types as db_types
@@ -111,6 +113,14 @@ def test_workers_cleanup_without_an_object_is_400_and_cleans_nothing(pclient, an
                                                                      message):
     resp = _raw_post(pclient, '/v3/workers/cleanup', body.encode(), version='3.24')
     assert fault(resp) == (400, message)
+    assert answering.scheduler.calls == []
+
+
+def test_workers_cleanup_with_an_empty_service_id_is_400(pclient, answering):
+    """Found by schemathesis: '' passes the digits pattern and reached the scheduler (500)."""
+    resp = pclient.simulate_post('/v3/workers/cleanup', headers=admin('3.24'),
+                                 json={'service_id': '', 'cluster_name': None})
+    assert fault(resp) == (400, 'Invalid input received: service_id must be an integer.')
     assert answering.scheduler.calls == []
 
 
@@ -343,3 +353,18 @@ def test_the_extend_refusal_names_statuses_in_cinder_s_words(vclient, db):
                                  json={'os-extend': {'new_size': 2}})
     assert fault(resp) == (400, f"Invalid volume: Volume {volume.id} status must be "
                                 f"'{{'status': 'available'}}' to extend, currently error.")
+
+
+def test_a_project_in_the_url_that_is_no_keystone_id_is_no_route(conf, seeded, rpc):
+    """Cinder's project_id_regex ([0-9a-f-]+ by default) is part of its routes."""
+    conf.clear_override('project_id_regex')
+    client = testing.TestClient(create_app(conf, db=seeded, rpc=rpc))
+    for project in ('not-hex!', 'admin', 'ABCDEF'):
+        resp = client.simulate_post(f'/v3/{project}/volumes', json={'volume': {'size': 1}},
+                                    headers={'X-Auth-Token': f'admin:{project}'})
+        assert fault(resp) == (404, 'The resource could not be found.'), project
+    _nothing_written(seeded, rpc)
+    hexed = 'b6a4e8d1c5f04e5ba1a1f1c0d8a6a001'
+    assert client.simulate_get(f'/v3/{hexed}/volumes', headers={
+        'X-Auth-Token': f'admin:{hexed}'}).status_code == 200
+    assert client.simulate_get('/v3/volumes', headers=admin()).status_code == 200

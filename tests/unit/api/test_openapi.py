@@ -11,6 +11,8 @@ from falcon import testing
 
 from cinderlike.api import openapi
 from cinderlike.api.app import PROJECT_PREFIX, create_app
+from tests.unit.api.conftest import ADMIN
+from tests.unit.api.volume_fixtures import add_volume
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 _SPEC = importlib.util.spec_from_file_location('gen_openapi', ROOT / 'tools' / 'gen_openapi.py')
@@ -66,3 +68,44 @@ def test_every_schema_in_the_document_is_valid(conf, db):
                 for media in content.values():
                     jsonschema.Draft202012Validator.check_schema(media['schema'])
             assert operation['responses'], (path, method)
+
+
+# --- what schemathesis found (tests/functional/test_openapi_fuzz.py) ------------------------
+
+def _matches(doc: dict, path: str, method: str, resp) -> None:
+    """*resp* is the answer *doc* documents for *method* on *path*."""
+    answers = doc['paths'][path][method]['responses']
+    answer = answers.get(str(resp.status_code), answers['default'])
+    jsonschema.Draft202012Validator(answer['content']['application/json']['schema']).validate(
+        resp.json)
+
+
+def test_null_extra_specs_and_qos_keys_match_the_documented_answers(client, conf, db):
+    """Cinder stores a null spec value (extra_specs_with_null) and shows it as null."""
+    doc = json.loads(openapi.render(openapi.document(create_app(conf, db=db).routes)))
+    made = client.simulate_post('/v3/types', headers=ADMIN, json={
+        'volume_type': {'name': 'gold', 'extra_specs': {'k': None}}})
+    assert made.status_code == 200 and made.json['volume_type']['extra_specs'] == {'k': None}
+    _matches(doc, '/v3/types', 'post', made)
+    _matches(doc, '/v3/types', 'get', client.simulate_get('/v3/types', headers=ADMIN))
+    qos = client.simulate_post('/v3/qos-specs', headers=ADMIN,
+                               json={'qos_specs': {'name': 'q'}}).json['qos_specs']
+    keys = client.simulate_put(f'/v3/qos-specs/{qos["id"]}', headers=ADMIN,
+                               json={'qos_specs': {'k': None}})
+    assert keys.status_code == 200 and keys.json == {'qos_specs': {'k': None}}
+    _matches(doc, '/v3/qos-specs/{specs_id}', 'put', keys)
+    _matches(doc, '/v3/qos-specs/{specs_id}', 'get',
+             client.simulate_get(f'/v3/qos-specs/{qos["id"]}', headers=ADMIN))
+    _matches(doc, '/v3/qos-specs/{specs_id}', 'get',
+             client.simulate_get('/v3/qos-specs/nope', headers=ADMIN))
+
+
+def test_os_set_bootable_s_empty_200_is_documented(vclient, conf, seeded, rpc):
+    """Cinder's os-set_bootable answers 200 with no body; the document must not promise JSON."""
+    doc = json.loads(openapi.render(openapi.document(create_app(conf, db=seeded).routes)))
+    volume = add_volume(seeded)
+    resp = vclient.simulate_post(f'/v3/volumes/{volume.id}/action', headers=ADMIN,
+                                 json={'os-set_bootable': {'bootable': 'f'}})
+    assert (resp.status_code, resp.text) == (200, '')
+    answers = doc['paths']['/v3/volumes/{volume_id}/action']['post']['responses']
+    assert 'content' not in answers['200'] and 'content' not in answers['202']
