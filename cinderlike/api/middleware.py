@@ -37,7 +37,7 @@ class RequestBody:
         self.limit = limit
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
-        req.context.body = None
+        req.context.body = validation.ABSENT
         if req.content_length is not None and req.content_length > self.limit:
             raise exception.RequestTooLarge()
 

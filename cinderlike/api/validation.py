@@ -106,8 +106,12 @@ def _decode(raw: bytes):
     return body
 
 
+# What read_body answers for a request without a body (JSON `null` is a body).
+ABSENT = object()
+
+
 def read_body(req: falcon.Request, *, limit: int):
-    """The request's JSON body as Cinder's wsgi.Resource takes it; None when there is none.
+    """The request's JSON body as Cinder's wsgi.Resource takes it; ABSENT when there is none.
 
     NOTE(content_type): a body without a Content-Type header is read as JSON (Cinder
     ignores it, and its handler then fails on the missing body).
@@ -118,7 +122,7 @@ def read_body(req: falcon.Request, *, limit: int):
     """
     raw = _read_raw(req, limit)
     if not raw:
-        return None
+        return ABSENT
     media = (req.content_type or JSON_TYPES[0]).partition(';')[0].strip().lower()
     if media not in JSON_TYPES:
         raise falcon.HTTPUnsupportedMediaType(description='Unsupported Content-Type')
@@ -157,17 +161,19 @@ def check_length(value: str, name: str) -> None:
 
 def load_body(req: falcon.Request):
     """The body middleware.RequestBody read for this request (None when there is none)."""
-    return req.context.body
+    body = req.context.body
+    return None if body is ABSENT else body
 
 
-def action_name(body) -> str | None:
-    """The one key of an action body, with Cinder's action_peek answers.
+def action_name(req: falcon.Request) -> str | None:
+    """The one key of the request's action body, with Cinder's action_peek answers.
 
-    :raises HTTPNotFound: a body that is no object (Cinder's AttributeError/TypeError);
-        Invalid: not exactly one key.
+    :raises HTTPNotFound: a body that is no object, `null` included (Cinder's
+        AttributeError/TypeError); Invalid: not exactly one key.
     """
-    if body is None:
-        return None  # no body (or no Content-Type): Cinder's "no such action: None"
+    body = req.context.body
+    if body is ABSENT:
+        return None  # Cinder peeks with no media type: "no such action: None"
     if not isinstance(body, dict):
         if not isinstance(body, (list, str)) or len(body) == 1:
             raise falcon.HTTPNotFound()

@@ -263,7 +263,7 @@ class SnapshotActions:
     def on_post(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
         """:raises Invalid, ValidationError, SnapshotNotFound, InvalidSnapshot:"""
         body = validation.load_body(req)
-        action = validation.action_name(body)
+        action = validation.action_name(req)
         if action not in self._ACTIONS:
             raise validation.no_such_action(action)
         args = body[action]

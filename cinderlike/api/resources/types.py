@@ -204,7 +204,7 @@ class TypeAction:
     def on_post(self, req: falcon.Request, resp: falcon.Response, type_id: str) -> None:
         """:raises Invalid: not exactly one action key, or an action types do not have."""
         body = validation.load_body(req)
-        action = validation.action_name(body)
+        action = validation.action_name(req)
         if action not in _ACTIONS:
             raise validation.no_such_action(action)
         body_schema, rule, grant = _ACTIONS[action]

@@ -178,7 +178,7 @@ class VolumeActions:
     def on_post(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
         """:raises Invalid, ValidationError, VolumeNotFound, InvalidVolume, OverQuota:"""
         body = validation.load_body(req)
-        name = validation.action_name(body)
+        name = validation.action_name(req)
         action = ACTIONS.get(name)
         if action is not None and not req.context.api_version.matches(action.min_version):
             raise falcon.HTTPNotFound()

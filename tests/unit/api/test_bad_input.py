@@ -331,8 +331,7 @@ def test_type_access_takes_any_project_id_as_cinder(vclient, db):
     ('[1]', 404, 'The resource could not be found.'),
     ('"x"', 404, 'The resource could not be found.'),
     ('5', 404, 'The resource could not be found.'),
-    # (JSON null is taken as no body: Cinder's KeyError on its missing Content-Type.)
-    ('null', 400, NO_SUCH_ACTION.format('None')),
+    ('null', 404, 'The resource could not be found.'),
     ('[1, 2]', 400, 'Malformed request body'),
     ('{}', 400, 'Malformed request body'),
     ('{"os-nope": {}}', 400, NO_SUCH_ACTION.format('os-nope')),
