@@ -10,14 +10,14 @@ RUN_ARGS ?=
 TEMPEST_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: help venv run test unit functional pep8 genconfig genpolicy clean keystone-venv \
+.PHONY: help venv run test unit functional pep8 genconfig genpolicy openapi clean keystone-venv \
 	tempest-venv tempest
 
 help:
 	@echo 'make run        cinderlike-all (API, scheduler, volume, backup) on 127.0.0.1:8776'
 	@echo 'make test       unit and functional tests (real-service suites run when configured)'
 	@echo 'make tempest    tempest + cinder-tempest-plugin volume API tests through a real Keystone'
-	@echo 'make unit | functional | pep8 | genconfig | genpolicy | clean'
+	@echo 'make unit | functional | pep8 | genconfig | genpolicy | openapi | clean'
 	@echo 'make keystone-venv | tempest-venv   (made on first use by the tests and make tempest)'
 
 # NOTE(venv): Debian's python3 has no ensurepip without python3-venv; the bootstrap script
@@ -56,6 +56,9 @@ genconfig: $(STAMP)
 
 genpolicy: $(STAMP)
 	$(BIN)/oslopolicy-sample-generator --config-file etc/cinderlike/cinderlike-policy-generator.conf
+
+openapi: $(STAMP)
+	PYTHONPATH=. $(BIN)/python tools/gen_openapi.py
 
 # NOTE(venvs): Keystone and tempest pin their own oslo.* and SQLAlchemy, so each gets a venv of
 # its own; tools/service_venv.py installs again only when the requirements file changes.

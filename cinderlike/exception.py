@@ -257,6 +257,11 @@ class QuotaResourceUnknown(NotFound):
     msg_fmt = 'Unknown quota resources %(unknown)s.'
 
 
+class GroupNotFound(NotFound):
+    """No such group: groups are not served, so every group id names none."""
+    msg_fmt = 'Group %(group_id)s could not be found.'
+
+
 class VolumeTypeNotFound(NotFound):
     """No live volume type with this id is visible to the caller."""
     msg_fmt = 'Volume type %(volume_type_id)s could not be found.'

@@ -10,7 +10,7 @@ import falcon
 from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
-from cinderlike.api import faults, middleware, path_rules
+from cinderlike.api import faults, middleware, openapi, path_rules
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
@@ -38,10 +38,13 @@ from cinderlike.api.resources import (
     volumes,
     workers,
 )
+from cinderlike.api.resources import openapi as openapi_resource
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from cinderlike.volume import rpcapi as volume_rpcapi
+
+PROJECT_PREFIX = '/v3/{project_id}'
 
 
 class VolumeApp(falcon.App):
@@ -50,6 +53,12 @@ class VolumeApp(falcon.App):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._entry = self._falcon
+        # (path, resource, suffix) of every route, for the OpenAPI document.
+        self.routes: list[tuple[str, object, str | None]] = []
+
+    def add_route(self, uri_template: str, resource, **kwargs) -> None:
+        super().add_route(uri_template, resource, **kwargs)
+        self.routes.append((uri_template, resource, kwargs.get('suffix')))
 
     def _falcon(self, env, start_response):
         return super().__call__(env, start_response)
@@ -89,10 +98,10 @@ class RPCClients:
         return volume_rpcapi.VolumeAPI(self._conf)
 
 
-def _add_v3_route(app: falcon.App, path: str, resource, **kwargs) -> None:
+def _add_v3_route(app: VolumeApp, path: str, resource, **kwargs) -> None:
     """Serve *path* under /v3 both with and without a /{project_id} prefix, as Cinder."""
     app.add_route('/v3' + path, resource, **kwargs)
-    app.add_route('/v3/{project_id}' + path, resource, **kwargs)
+    app.add_route(PROJECT_PREFIX + path, resource, **kwargs)
 
 
 def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
@@ -194,6 +203,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     version_doc = versions.Versions(conf)
     app.add_route('/', version_doc)
     app.add_route('/v3/', version_doc, suffix='v3')
+    app.add_route(openapi.PATH, openapi_resource.OpenAPI(app.routes))
     # NOTE(backend_state): GET /os-services at 3.49 adds `backend_state` from the
     # scheduler's pools; it is left out until the scheduler serves get_pools.
     _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
@@ -229,12 +239,13 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     identity = (middleware.NoAuth() if conf.auth_strategy == 'noauth'
                 else middleware.KeystoneContext())
     app = VolumeApp(middleware=[
-        middleware.BodySizeLimit(conf.osapi_max_request_body_size),
+        middleware.RequestBody(conf.osapi_max_request_body_size),
         identity,
         middleware.RequestLog(),
         path_rules.PathRules(),
         middleware.VersionNegotiation(),
-        middleware.ProjectCheck(),
+        middleware.QueryParams(),
+        middleware.ProjectCheck(conf.project_id_regex),
     ])
     # NOTE(faults): falcon's own HTTPError handler is more specific than Exception's,
     # so it is replaced explicitly: 404/405 bodies are Cinder faults too.
@@ -244,5 +255,6 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     if conf.auth_strategy == 'keystone' and use_auth_token:
         app.wrap(_v3_only(
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))
+    app.wrap(faults.guard)
     app.wrap(request_id.RequestId)
     return app

@@ -5,6 +5,7 @@ RequestContext, then the request log, OpenStack-API-Version negotiation and the 
 project check.
 """
 
+import re
 import urllib.parse
 
 import falcon
@@ -13,7 +14,7 @@ from oslo_serialization import jsonutils
 from oslo_utils import strutils
 
 from cinderlike import context, exception
-from cinderlike.api import faults
+from cinderlike.api import faults, validation
 from cinderlike.api import microversions as mv
 
 LOG = logging.getLogger(__name__)
@@ -27,16 +28,24 @@ def is_v3(path: str) -> bool:
     return path == '/v3' or path.startswith('/v3/')
 
 
-class BodySizeLimit:
-    """413 overLimit for a body declared larger than `osapi_max_request_body_size`."""
+class RequestBody:
+    """The body, read once: 413 overLimit when declared larger than
+    `osapi_max_request_body_size` (before authentication, as Cinder's sizelimit filter),
+    then, for a routed request, parsed as Cinder's wsgi.Resource does (validation.read_body)
+    into `req.context.body`.
+    """
 
     def __init__(self, limit: int):
         self.limit = limit
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
-        req.context.max_body = self.limit
+        req.context.body = validation.ABSENT
         if req.content_length is not None and req.content_length > self.limit:
             raise exception.RequestTooLarge()
+
+    def process_resource(self, req: falcon.Request, resp: falcon.Response, resource,
+                         params: dict) -> None:
+        req.context.body = validation.read_body(req, limit=self.limit)
 
 
 class NoAuth:
@@ -53,7 +62,7 @@ class NoAuth:
             # no Content-Type here, as WSGI servers and validators expect.
             resp.status = falcon.HTTP_204
             resp.set_header('X-Auth-Token', f'{user_id}:{project_id}')
-            resp.set_header('X-Server-Management-Url', req.url.rstrip('/'))
+            resp.set_header('X-Server-Management-Url', management_url(req))
             resp.complete = True
             return
         user_id, _sep, project_id = token.partition(':')
@@ -77,6 +86,22 @@ class KeystoneContext:
         req.context.ctx = ctx
 
 
+def quoted_url(req: falcon.Request) -> str:
+    """The request's URL with its path quoted again, as webob's req.url.
+
+    NOTE(header): falcon decodes the path, so `%0d%0a` or `%00` would reach a header as CR,
+    LF or NUL (a response splitting the server refuses) or start a forged log line.
+    """
+    path = urllib.parse.quote(req.path, safe="/:@&+$,;=!~*'()")
+    query = f'?{req.query_string}' if req.query_string else ''
+    return f'{req.prefix}{path}{query}'
+
+
+def management_url(req: falcon.Request) -> str:
+    """noauth's X-Server-Management-Url."""
+    return quoted_url(req).rstrip('/')
+
+
 def _context_from(req: falcon.Request, **kwargs) -> context.RequestContext:
     """A RequestContext from the environ (request id, identity headers) plus *kwargs*."""
     catalog = req.get_header('X-Service-Catalog')
@@ -92,26 +117,27 @@ def _context_from(req: falcon.Request, **kwargs) -> context.RequestContext:
 
 
 def parse_version_header(value: str | None) -> mv.APIVersion:
-    """The microversion a request asks for.
+    """The microversion a request asks for, read as Cinder does (`volume` and `latest` in
+    lower case, the first `volume` entry wins).
 
-    :raises InvalidAPIVersionString: malformed, or no `volume` entry in the header.
-    :raises InvalidGlobalAPIVersion: outside [MIN_VERSION, MAX_VERSION].
+    :raises HTTPBadRequest: no `volume X.Y` entry (Cinder's VersionNotFoundForAPIMethod,
+        its plain 400); InvalidAPIVersionString: malformed;
+        InvalidGlobalAPIVersion: outside [MIN_VERSION, MAX_VERSION].
     """
     if value is None:
         return mv.MIN_VERSION
-    wanted = None
-    for entry in value.split(','):
-        service, _sep, version = entry.strip().partition(' ')
-        if service.lower() == SERVICE_TYPE:
-            wanted = version.strip()
+    entries = [entry.split() for entry in value.split(',')]
+    wanted = next((entry for entry in entries if SERVICE_TYPE in entry[:1]), None)
     if wanted is None:
-        raise exception.InvalidAPIVersionString(version=value)
-    if wanted.lower() == 'latest':
+        raise falcon.HTTPBadRequest()
+    if len(wanted) != 2:
+        raise exception.InvalidAPIVersionString(version=' '.join(wanted[1:]))
+    if wanted[1] == 'latest':
         return mv.MAX_VERSION
-    version = mv.APIVersion.parse(wanted)
+    version = mv.APIVersion.parse(wanted[1])
     if not mv.MIN_VERSION <= version <= mv.MAX_VERSION:
         exc = exception.InvalidGlobalAPIVersion(
-            req_ver=wanted, min_ver=mv.MIN_VERSION, max_ver=mv.MAX_VERSION)
+            req_ver=wanted[1], min_ver=mv.MIN_VERSION, max_ver=mv.MAX_VERSION)
         # NOTE(echo): Cinder has already taken the version when it checks the range,
         # so its 406 answer echoes the version asked for.
         exc.api_version = version
@@ -123,7 +149,8 @@ class VersionNegotiation:
     """`OpenStack-API-Version: volume X.Y` in, echoed with Vary on every v3 answer."""
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
-        if not is_v3(req.path):
+        # NOTE(root): `GET /` is a Cinder wsgi.Resource too: it reads the header.
+        if not (is_v3(req.path) or req.path == '/'):
             return
         try:
             req.context.api_version = parse_version_header(req.get_header(VERSION_HEADER))
@@ -134,17 +161,36 @@ class VersionNegotiation:
     def process_response(self, req: falcon.Request, resp: falcon.Response, resource,
                          req_succeeded: bool) -> None:
         version = getattr(req.context, 'api_version', None)
-        if version is not None:
+        if version is not None and is_v3(req.path):
             resp.set_header(VERSION_HEADER, f'{SERVICE_TYPE} {version}')
             resp.append_header('Vary', VERSION_HEADER)
 
 
+class QueryParams:
+    """A query parameter given twice counts once, with its last value.
+
+    NOTE(repeated): Cinder reads `req.params` (webob's MultiDict), whose item lookup and
+    dict() take the last value; falcon would hand a list to every `int()` and filter.
+    """
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        for key, value in req.params.items():
+            if isinstance(value, list):
+                req.params[key] = value[-1]
+
+
 class ProjectCheck:
-    """A `{project_id}` in the URL must be the caller's project (400 as Cinder)."""
+    """A `{project_id}` in the URL must match `project_id_regex` (else, as Cinder's mapper,
+    there is no such route: 404) and be the caller's project (400 as Cinder)."""
+
+    def __init__(self, project_id_regex: str):
+        self._pattern = re.compile(project_id_regex)
 
     def process_resource(self, req: falcon.Request, resp: falcon.Response, resource,
                          params: dict) -> None:
         project_id = params.pop('project_id', None)
+        if project_id is not None and not self._pattern.fullmatch(project_id):
+            raise falcon.HTTPNotFound()
         ctx = getattr(req.context, 'ctx', None)
         if project_id and ctx is not None and project_id != ctx.project_id:
             raise exception.MalformedRequestUrl()
@@ -167,8 +213,5 @@ class RequestLog:
 
 
 def _masked(req: falcon.Request) -> str:
-    """The URL as logged: its path quoted again (falcon decodes it, and a CR or LF would
-    start a forged log line), passwords and tokens masked."""
-    path = urllib.parse.quote(req.path, safe="/:@&+$,;=!~*'()")
-    query = f'?{req.query_string}' if req.query_string else ''
-    return strutils.mask_password(f'{req.prefix}{path}{query}')
+    """The URL as logged: quoted, passwords and tokens masked."""
+    return strutils.mask_password(quoted_url(req))

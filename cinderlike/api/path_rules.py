@@ -26,5 +26,6 @@ class PathRules:
             resp.location = req.root_path + '/v3/'
             resp.content_type = 'text/plain; charset=utf8'
             resp.complete = True
-        elif req.path.endswith('/') and req.path not in _SLASHED:
+        elif (req.path.endswith('/') and req.path not in _SLASHED) or req.method == 'OPTIONS':
+            # NOTE(options): Cinder's mapper routes no OPTIONS (falcon would answer one).
             raise falcon.HTTPNotFound()

@@ -27,6 +27,7 @@ from cinderlike.api.app import create_app
 from cinderlike.backup import manager as backup_manager
 from cinderlike.cmd import tgtd as tgtd_cmd
 from cinderlike.cmd import volume as volume_cmd
+from cinderlike.conf import api as api_conf
 from cinderlike.conf import default as default_conf
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import engine, migration
@@ -51,6 +52,8 @@ def _parse(argv):
     conf.set_default('state_path', os.path.abspath('state'))
     conf.set_default('transport_url', 'fake://')
     conf.set_default('auth_strategy', 'noauth')
+    # NOTE(project): noauth tokens name any project (`admin:admin`), not Keystone's hex ids.
+    conf.set_default('project_id_regex', api_conf.ANY_PROJECT_ID_REGEX)
     conf.set_default('osapi_volume_listen', '127.0.0.1')
     conf.set_default('enabled_backends', [EMBEDDED_BACKEND])
     conf(argv, project='cinderlike')

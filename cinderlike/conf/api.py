@@ -2,6 +2,10 @@
 
 from oslo_config import cfg
 
+# Any one path segment: what noauth deployments (cinderlike-all, the tests) set, since
+# their `user:project` tokens name projects such as `admin`.
+ANY_PROJECT_ID_REGEX = r'[^/]+'
+
 OPTS = [
     cfg.HostAddressOpt('osapi_volume_listen', default='0.0.0.0',
                        help='Address the volume API listens on.'),
@@ -32,6 +36,10 @@ OPTS = [
                      'instead of being refused.'),
     cfg.IntOpt('osapi_max_request_body_size', default=114688, min=1,
                help='Largest request body in bytes the API accepts.'),
+    cfg.StrOpt('project_id_regex', default=r'[0-9a-f\-]+',
+               help='The validation regex for project ids in URLs (/v3/{project_id}/...): '
+                    'a path whose project segment does not match is no route (404). The '
+                    'default matches the ids Keystone makes.'),
     cfg.StrOpt('public_endpoint',
                help='Base URL used in links of API responses, when the API sits behind a '
                     'proxy; the request URL is used otherwise.'),

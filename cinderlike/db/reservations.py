@@ -7,8 +7,6 @@ number of API workers queue on them and can never reserve past a limit.
 """
 
 import datetime
-import random
-import time
 import uuid
 
 import sqlalchemy as sa
@@ -16,6 +14,7 @@ from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike import exception
+from cinderlike.db import serializable
 from cinderlike.db.models import QuotaUsage, Reservation, utcnow
 
 # Cinder refuses usage past a signed 32-bit column.
@@ -34,12 +33,6 @@ def _write_lock(s) -> None:
         s.execute(sa.update(QuotaUsage).where(sa.false()).values(reserved=QuotaUsage.reserved))
 
 
-def _is_deadlock(error: sa.exc.DBAPIError) -> bool:
-    orig = error.orig
-    code = getattr(orig, 'pgcode', None) or (orig.args[0] if orig.args else None)
-    return code in ('40P01', 1213)
-
-
 def _in_transaction(db, session, work):
     """*work(session)* in the caller's transaction, or in its own, retried after a deadlock.
 
@@ -53,11 +46,12 @@ def _in_transaction(db, session, work):
                 _write_lock(s)
                 return work(s)
         except sa.exc.DBAPIError as error:
-            if session is not None or attempt >= DEADLOCK_RETRIES or not _is_deadlock(error):
+            if (session is not None or attempt >= DEADLOCK_RETRIES
+                    or not serializable.retryable(error)):
                 raise
+        LOG.debug('Quota transaction deadlocked; running it again (attempt %d).', attempt + 1)
+        serializable.backoff(attempt)
         attempt += 1
-        LOG.debug('Quota transaction deadlocked; running it again (attempt %d).', attempt)
-        time.sleep(random.uniform(0, 0.01 * attempt))  # noqa: S311 - spreading retries only
 
 
 def retried(db, work):

@@ -4,15 +4,21 @@ Names of volume types and QoS specs have no unique constraint in Cinder's schema
 creates and renames read "is the name free?" and insert in one SERIALIZABLE transaction.
 """
 
+import random
+import time
+
 import sqlalchemy as sa
 from oslo_log import log as logging
 
 LOG = logging.getLogger(__name__)
 
-_ATTEMPTS = 10
+_ATTEMPTS = 20
+# Full-jitter exponential backoff: attempt n sleeps up to min(_CAP, _BASE * 2**n) seconds.
+_BASE = 0.01
+_CAP = 1.0
 
 
-def _retryable(err: sa.exc.DBAPIError) -> bool:
+def retryable(err: sa.exc.DBAPIError) -> bool:
     """A serialization failure or deadlock: the transaction may simply run again."""
     orig = err.orig
     if getattr(orig, 'pgcode', None) in ('40001', '40P01'):
@@ -24,14 +30,24 @@ def _retryable(err: sa.exc.DBAPIError) -> bool:
     return 'database is locked' in str(orig)
 
 
+def backoff(attempt: int) -> None:
+    """Sleep before running a lost transaction again (attempt 1, 2, ...).
+
+    NOTE(backoff): losers that rerun at once meet again; InnoDB's gap locks make twenty
+    concurrent type creates deadlock round after round unless their retries spread out.
+    """
+    time.sleep(random.uniform(0, min(_CAP, _BASE * 2 ** attempt)))  # noqa: S311 - jitter only
+
+
 def run(db, work):
     """Run *work(session)* in a SERIALIZABLE transaction, again while it loses a race."""
-    for attempt in range(_ATTEMPTS):
+    for attempt in range(1, _ATTEMPTS + 1):
         try:
             with db.writer() as session:
                 session.connection(execution_options={'isolation_level': 'SERIALIZABLE'})
                 return work(session)
         except sa.exc.DBAPIError as err:
-            if attempt + 1 == _ATTEMPTS or not _retryable(err):
+            if attempt == _ATTEMPTS or not retryable(err):
                 raise
-            LOG.debug('Retrying a transaction that lost a race: %s', err)
+            LOG.debug('Retrying a transaction that lost a race (attempt %d): %s', attempt, err)
+        backoff(attempt)

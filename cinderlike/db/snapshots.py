@@ -155,8 +155,8 @@ def _filter_clauses(filters: dict) -> list | None:
                 return None
             clauses.extend(sa.exists().where(
                 SnapshotMetadata.snapshot_id == Snapshot.id,
-                SnapshotMetadata.deleted.is_(False), SnapshotMetadata.key == k,
-                SnapshotMetadata.value == v) for k, v in value.items())
+                SnapshotMetadata.deleted.is_(False), SnapshotMetadata.key == str(k),
+                SnapshotMetadata.value == str(v)) for k, v in value.items())
         elif key == 'availability_zone':
             clauses.append(sa.exists().where(Volume.id == Snapshot.volume_id,
                                              Volume.availability_zone == value))

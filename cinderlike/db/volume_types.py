@@ -205,7 +205,9 @@ def get_all(db, *, project_id, is_public=True, extra_specs=None, filters=None, m
 
     *filters* are admin column filters; a key that is no column matches nothing, as Cinder.
 
-    :raises MarkerNotFound: *marker* is no live type; InvalidInput: a bad sort key.
+    A *marker* that is no live type is ignored, as Cinder.
+
+    :raises InvalidInput: a bad sort key.
     """
     where = [_live()]
     for key, value in (filters or {}).items():
@@ -220,9 +222,10 @@ def get_all(db, *, project_id, is_public=True, extra_specs=None, filters=None, m
         if marker is not None:
             marker_row = s.scalars(sa.select(VolumeType).where(VolumeType.id == marker,
                                                                 _live())).first()
-            if marker_row is None:
-                raise exception.MarkerNotFound(marker=marker)
-            stmt = stmt.where(listing.after_marker(pairs, marker_row))
+            # NOTE(marker): Cinder's marker lookup for types finds None and pages from the
+            # start; it never raises.
+            if marker_row is not None:
+                stmt = stmt.where(listing.after_marker(pairs, marker_row))
         stmt = listing.order_by(stmt, pairs).offset(offset).limit(limit)
         return _records(s, list(s.scalars(stmt)))
 

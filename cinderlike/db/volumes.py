@@ -165,7 +165,9 @@ def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     if action in _ATTACH_REFUSALS:
         return exception.InvalidVolume(reason=_ATTACH_REFUSALS[action](row))
     allowed = sorted(states.TRANSITIONS[action].allowed_from)
-    shown = repr(allowed[0]) if len(allowed) == 1 else repr(tuple(allowed))
+    # NOTE(wording): Cinder prints its `expected` dict of plain strings, never our enums.
+    names = [str(status) for status in allowed]
+    shown = repr(names[0]) if len(names) == 1 else repr(tuple(names))
     if action.startswith('extend'):
         return exception.InvalidVolume(
             reason=f"Volume {row.id} status must be '{{'status': {shown}}}' to extend, "
@@ -232,7 +234,9 @@ def _filter_clauses(filters: dict) -> list | None:
             clauses.append(sa.or_(Volume.migration_status.is_(None),
                                   Volume.migration_status.not_like(f'{states.MigrationStatus.TARGET_PREFIX}%')))
         elif key == 'metadata':
-            clauses.extend(_metadata_match(k, v) for k, v in value.items())
+            if not isinstance(value, dict):
+                return None  # `metadata=garbage`: Cinder's non-dict filter matches nothing
+            clauses.extend(_metadata_match(str(k), str(v)) for k, v in value.items())
         elif key in ('created_at', 'updated_at') and isinstance(value, (list, tuple)):
             column = getattr(Volume, key)
             clauses.extend(getattr(column, _TIME_OPS[op])(when) for op, when in value)

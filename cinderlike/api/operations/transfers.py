@@ -10,9 +10,9 @@ import hmac
 import os
 
 from oslo_log import log as logging
-from oslo_utils import strutils
 
 from cinderlike import exception, quota
+from cinderlike.api import listing
 from cinderlike.db import reservations as db_reservations
 from cinderlike.db import transfers as db_transfers
 from cinderlike.db import volumes as db_volumes
@@ -50,7 +50,8 @@ def get(db, ctx, *, transfer_id: str):
 def get_all(db, ctx, *, filters: dict, marker=None, limit=None, offset=None, sort=None):
     """Open transfers of the caller's project; every project's for an admin's all_tenants."""
     filters = dict(filters)
-    all_tenants = strutils.bool_from_string(filters.pop('all_tenants', 'false'))
+    all_tenants = listing.bool_param(filters, 'all_tenants')
+    filters.pop('all_tenants', None)
     # NOTE(project_id): as Cinder, an admin listing all tenants may narrow it to one
     # project's volumes; everyone else sees their own project whatever they ask.
     project_id = filters.pop('project_id', None)

@@ -5,7 +5,6 @@ HTTP only: parse, policy, validate, call api/operations/attachments.py, render w
 """
 
 import falcon
-from oslo_utils import strutils
 
 from cinderlike import exception, notifications
 from cinderlike.api import listing, validation
@@ -48,7 +47,8 @@ class Attachments(_Base):
         params = dict(req.params)
         marker, limit, offset = listing.pagination(params, max_limit=self._max_limit)
         sort = listing.sort(params)
-        all_tenants = strutils.bool_from_string(params.pop('all_tenants', False))
+        all_tenants = listing.bool_param(params, 'all_tenants')
+        params.pop('all_tenants', None)
         listing.reject_invalid_filters(ctx, params, states.FILTERS,
                                        like=req.context.api_version.matches(mv.LIKE_FILTER))
         rows = operations.get_all(self._db, ctx, all_tenants=all_tenants, filters=params,
@@ -64,7 +64,7 @@ class Attachments(_Base):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, InvalidVolume, InvalidInput:"""
         _require(req)
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         with_mode = req.context.api_version.matches(mv.ATTACHMENT_CREATE_MODE_ARG)
         validation.validate(schema.create_v3_54 if with_mode else schema.create, body)
         wanted = body['attachment']
@@ -91,7 +91,7 @@ class Attachment(_Base):
     def on_put(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """:raises ValidationError, VolumeAttachmentNotFound, InvalidInput, ResourceConflict:"""
         _require(req)
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.update, body)
         try:
             row = operations.update(self._db, self._rpc, self._enforcer, req.context.ctx,
@@ -120,7 +120,7 @@ class AttachmentActions(_Base):
     def on_post(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """:raises ValidationError, VolumeAttachmentNotFound, InvalidVolume:"""
         _require(req, mv.NEW_ATTACH_COMPLETION)
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.complete, body)
         operations.complete(self._db, req.context.ctx, attachment_id=attachment_id,
                             enforcer=self._enforcer, notifier=self._notifier)

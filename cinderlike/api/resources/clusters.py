@@ -111,7 +111,7 @@ class Cluster:
         if cluster_name not in _ACTIONS:
             raise exception.NotFound('Unknown action')
         body_schema, disabled = _ACTIONS[cluster_name]
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(body_schema, body)
         reason = body.get('disabled_reason')
         reason = reason.strip() if reason else None

@@ -55,7 +55,7 @@ class Metadata(_Base):
         resp.media = {'metadata': self._authorized(req, row_id, self._owner.get_rule)}
 
     def _write(self, req, row_id: str, rule: str, *, replace: bool) -> dict:
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(self._owner.schemas.metadata_create, body)
         self._authorized(req, row_id, rule)
         return self._owner.write(self._db, row_id, body['metadata'], replace)
@@ -85,7 +85,7 @@ class MetadataItem(_Base):
     def on_put(self, req: falcon.Request, resp: falcon.Response, key: str, **fields) -> None:
         """:raises ValidationError, Invalid, NotFound:"""
         row_id = fields[self._owner.id_field]
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(self._owner.schemas.metadata_update_item, body)
         meta = body['meta']
         if key not in meta:

@@ -64,7 +64,7 @@ class QoSSpecsCollection(_Base):
         """:raises ValidationError, PolicyNotAuthorized, InvalidInput, InvalidQoSSpecs,
             HTTPConflict:
         """
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.create, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.CREATE_POLICY)
@@ -85,7 +85,7 @@ class QoSSpec(_Base):
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, specs_id: str) -> None:
         """Set keys; the answer is the request body, as Cinder's."""
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.set_keys, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.UPDATE_POLICY)
@@ -108,7 +108,7 @@ class QoSSpecActions(_Base):
 
     def on_put_delete_keys(self, req: falcon.Request, resp: falcon.Response,
                            specs_id: str) -> None:
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.unset_keys, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.DELETE_POLICY)

@@ -4,6 +4,7 @@ project without its own limit."""
 import falcon
 
 from cinderlike import quota
+from cinderlike.api import validation
 from cinderlike.api.resources import quota_sets
 from cinderlike.api.schemas import quota_sets as schema
 from cinderlike.api.views import quota_sets as view
@@ -28,7 +29,7 @@ class QuotaClassSet:
         """:raises ValidationError, InvalidInput: nothing is written then."""
         body = quota_sets.load_body(req, self._db, schema.update_quota_class)
         self._enforcer.authorize(req.context.ctx, policy.UPDATE_POLICY)
-        quota_sets.check_length(class_name, 'quota_class_name')
+        validation.check_length(class_name, 'quota_class_name')
         limits = {key: int(value) for key, value in body['quota_class_set'].items()}
         db_quotas.set_class_limits(self._db, class_name=class_name, limits=limits)
         limits = quota.class_quotas(self._conf, self._db, class_name=class_name)

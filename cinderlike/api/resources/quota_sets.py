@@ -13,14 +13,6 @@ from cinderlike.db import quotas as db_quotas
 from cinderlike.policies import quota_sets as policy
 
 
-def check_length(value: str, name: str) -> None:
-    """:raises InvalidInput: for a name outside 1-255 characters (Cinder's wording)."""
-    try:
-        strutils.check_string_length(value, name, min_length=1, max_length=255)
-    except (TypeError, ValueError) as error:
-        raise exception.InvalidInput(reason=str(error)) from None
-
-
 def _bool_param(req: falcon.Request, name: str) -> bool:
     """Cinder's get_bool_param. :raises InvalidParameterValue: for a non-boolean value."""
     value = req.get_param(name, default='false')
@@ -31,7 +23,7 @@ def _bool_param(req: falcon.Request, name: str) -> bool:
 
 
 def load_body(req: falcon.Request, db, body_schema: dict):
-    body = validation.load_body(req, limit=req.context.max_body)
+    body = validation.load_body(req)
     validation.validate(body_schema, body, formats=schema.formats(quota.resources(db)))
     return body
 
@@ -59,7 +51,7 @@ class QuotaSet:
         """:raises ValidationError, InvalidInput, Invalid: nothing is written then."""
         body = load_body(req, self._db, schema.update_quota)
         self._authorize(req, policy.UPDATE_POLICY, target_project_id)
-        check_length(target_project_id, 'quota_set_name')
+        validation.check_length(target_project_id, 'quota_set_name')
         limits = {key: schema.limit(value, key) for key, value in body['quota_set'].items()
                   if key not in schema.NON_QUOTA_KEYS}
         operations.update(self._conf, self._db, project_id=target_project_id, limits=limits)

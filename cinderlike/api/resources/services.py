@@ -50,6 +50,8 @@ _ACTIONS = {
     'disable': (schema.enable_and_disable, True, False),
     'disable-log-reason': (schema.disable_log_reason, True, True),
 }
+# Cinder's other /os-services/<action> routes: not served here, but no 404 either.
+_UNSERVED = ('get-log', 'set-log', 'freeze', 'thaw', 'failover_host', 'failover')
 
 
 class ServiceAction:
@@ -61,11 +63,13 @@ class ServiceAction:
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, action: str) -> None:
         """:raises InvalidInput, ValidationError, ServiceNotFound:"""
+        if action not in _ACTIONS and action not in _UNSERVED:
+            raise falcon.HTTPNotFound()  # no such route in Cinder's mapper
         self._enforcer.authorize(req.context.ctx, policy.UPDATE_POLICY)
         if action not in _ACTIONS:
             raise exception.InvalidInput(reason='Unknown action')
         body_schema, disabled, with_reason = _ACTIONS[action]
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(body_schema, body)
         host = body.get('host')
         if not host:

@@ -49,7 +49,8 @@ def snapshot_filters(ctx, params: dict, version) -> tuple[str | None, dict]:
         filters.pop('use_quota', None)
         if not ctx.is_admin:
             filters = {k: v for k, v in filters.items() if k in LEGACY_FILTERS}
-    all_tenants = strutils.bool_from_string(filters.pop('all_tenants', False))
+    all_tenants = listing.bool_param(filters, 'all_tenants')
+    filters.pop('all_tenants', None)
     project = None if (ctx.is_admin and all_tenants) else ctx.project_id
     if 'metadata' in filters:
         try:
@@ -179,7 +180,7 @@ class Snapshots:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, Invalid, InvalidVolume, OverQuota:"""
         ctx, version = req.context.ctx, req.context.api_version
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.create, body)
         wanted = body['snapshot']
         volume = volume_operations.get(self._db, ctx, volume_id=wanted['volume_id'])
@@ -220,7 +221,7 @@ class Snapshot:
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
         """:raises ValidationError, SnapshotNotFound:"""
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.update, body)
         self._load(req, snapshot_id, policy.UPDATE_POLICY)
         changes = body['snapshot']
@@ -261,12 +262,11 @@ class SnapshotActions:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, snapshot_id: str) -> None:
         """:raises Invalid, ValidationError, SnapshotNotFound, InvalidSnapshot:"""
-        body = validation.load_body(req, limit=req.context.max_body)
-        if not isinstance(body, dict) or len(body) != 1:
-            raise exception.Invalid('Malformed request body')
-        (action, args), = body.items()
+        body = validation.load_body(req)
+        action = validation.action_name(req)
         if action not in self._ACTIONS:
-            raise exception.Invalid(f'There is no such action: {action}')
+            raise validation.no_such_action(action)
+        args = body[action]
         body_schema, rule = self._ACTIONS[action]
         validation.validate(body_schema, body, formats=schema.FORMATS)
         ctx = req.context.ctx

@@ -93,7 +93,7 @@ class Transfers(_Base):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, InvalidVolume, InvalidSnapshot:"""
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         with_snapshots = self._matches(req, mv.TRANSFER_WITH_SNAPSHOTS)
         validation.validate(schema.create_v3_55 if with_snapshots else schema.create, body,
                             formats=schema.FORMATS)
@@ -143,7 +143,7 @@ class TransferAccept(_Base):
     def on_post(self, req: falcon.Request, resp: falcon.Response, transfer_id: str) -> None:
         """:raises ValidationError, TransferNotFound, InvalidAuthKey, InvalidVolume,
         InvalidSnapshot, OverQuota (413):"""
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.accept, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.ACCEPT_POLICY)

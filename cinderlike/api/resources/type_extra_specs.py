@@ -37,7 +37,7 @@ class TypeExtraSpecs:
         resp.media = {'extra_specs': _readable_specs(self._db, self._enforcer, ctx, type_id)}
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, type_id: str) -> None:
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.extra_specs_create, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.SPECS_CREATE_POLICY)
@@ -64,7 +64,7 @@ class TypeExtraSpec:
         resp.media = {key: specs[key]}
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, type_id: str, key: str) -> None:
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.extra_specs_update, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.SPECS_UPDATE_POLICY)

@@ -121,7 +121,7 @@ class Types:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, PolicyNotAuthorized, HTTPConflict:"""
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.create, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.CREATE_POLICY)
@@ -159,7 +159,7 @@ class Type:
         resp.media = view.show(record, **_view_flags(self._enforcer, ctx))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, type_id: str) -> None:
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.update, body)
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.UPDATE_POLICY)
@@ -168,7 +168,7 @@ class Type:
         is_public = wanted.get('is_public')
         if is_public is not None:
             is_public = strutils.bool_from_string(is_public, strict=True)
-        if name and not name.strip():
+        if name is not None and not name.strip():
             raise exception.Invalid('Volume type name can not be empty.')
         if name is None and description is None and is_public is None:
             raise exception.Invalid('Specify volume type name, description, is_public or a '
@@ -203,12 +203,10 @@ class TypeAction:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, type_id: str) -> None:
         """:raises Invalid: not exactly one action key, or an action types do not have."""
-        body = validation.load_body(req, limit=req.context.max_body)
-        if not isinstance(body, dict) or len(body) != 1:
-            raise exception.Invalid('Malformed request body')
-        action = next(iter(body))
+        body = validation.load_body(req)
+        action = validation.action_name(req)
         if action not in _ACTIONS:
-            raise exception.Invalid(f'There is no such action: {action}')
+            raise validation.no_such_action(action)
         body_schema, rule, grant = _ACTIONS[action]
         validation.validate(body_schema, body)
         self._enforcer.authorize(req.context.ctx, rule)

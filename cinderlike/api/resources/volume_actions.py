@@ -180,15 +180,14 @@ class VolumeActions:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
         """:raises Invalid, ValidationError, VolumeNotFound, InvalidVolume, OverQuota:"""
-        body = validation.load_body(req, limit=req.context.max_body)
-        if not isinstance(body, dict) or len(body) != 1:
-            raise exception.Invalid('Malformed request body')
-        (name, args), = body.items()
+        body = validation.load_body(req)
+        name = validation.action_name(req)
         action = ACTIONS.get(name)
         if action is not None and not req.context.api_version.matches(action.min_version):
             raise falcon.HTTPNotFound()
         if action is None:
-            raise exception.Invalid(f'There is no such action: {name}')
+            raise validation.no_such_action(name)
+        args = body[name]
         validation.validate(action.schema, body)
         ctx = req.context.ctx
         volume = operations.get(self._db, ctx, volume_id=volume_id)

@@ -83,7 +83,8 @@ def volume_filters(ctx, params: dict, version) -> tuple[str | None, dict]:
                                        like=version.matches(mv.LIKE_FILTER))
     elif not ctx.is_admin:
         filters = {k: v for k, v in filters.items() if k in LEGACY_FILTERS + ('all_tenants',)}
-    all_tenants = strutils.bool_from_string(filters.pop('all_tenants', False))
+    all_tenants = listing.bool_param(filters, 'all_tenants')
+    filters.pop('all_tenants', None)
     project = None if (ctx.is_admin and all_tenants) else ctx.project_id
     filters = _convert(filters, version)
     if not ctx.is_admin:
@@ -177,12 +178,14 @@ class Volumes:
         params = dict(req.params)
         marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
         sort = listing.sort(params)
-        with_count = strutils.bool_from_string(params.pop('with_count', False))
+        with_count = (version.matches(mv.SUPPORT_COUNT_INFO)
+                      and listing.bool_param(params, 'with_count'))
+        params.pop('with_count', None)
         project, filters = volume_filters(ctx, params, version)
         rows = db_volumes.get_all(self._db, project_id=project, filters=filters, marker=marker,
                                   limit=limit, offset=offset, sort=sort)
         count = None
-        if with_count and version.matches(mv.SUPPORT_COUNT_INFO):
+        if with_count:
             count = db_volumes.count(self._db, project_id=project, filters=filters)
         links = self._render.links(req)
         items = (self._render.details(req, rows, view.DETAIL) if detail
@@ -204,7 +207,7 @@ class Volumes:
         if not version.matches(mv.VOLUME_SUMMARY):
             raise falcon.HTTPNotFound()
         self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
-        all_tenants = strutils.bool_from_string(req.get_param('all_tenants', default=False))
+        all_tenants = listing.bool_param(req.params, 'all_tenants')
         project = None if (ctx.is_admin and all_tenants) else ctx.project_id
         total, size, metadata = db_volumes.summary(self._db, project_id=project)
         resp.media = view.volume_summary(total, size, metadata, version=version)
@@ -212,12 +215,16 @@ class Volumes:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, InvalidInput, VolumeTypeNotFound, OverQuota:"""
         ctx, version = req.context.ctx, req.context.api_version
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.create_v3_53 if version.matches(
             mv.SUPPORT_VOLUME_SCHEMA_CHANGES) else schema.create, body)
         wanted = body['volume']
         self._enforcer.authorize(ctx, policy.CREATE_FROM_IMAGE_POLICY if wanted.get(
             'imageRef', wanted.get('image_id')) else policy.CREATE_POLICY)
+        for key in ('consistencygroup_id', 'group_id'):
+            if wanted.get(key) is not None:
+                # NOTE(groups): Cinder looks the group up; no group exists here.
+                raise exception.GroupNotFound(group_id=wanted[key])
         if wanted.get('multiattach') is not None and schema.is_true(wanted['multiattach']):
             raise exception.InvalidVolume(
                 reason='multiattach parameter has been removed. The default behavior is to '
@@ -263,8 +270,9 @@ class Volume:
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
         """:raises ValidationError, VolumeNotFound, InvalidVolume:"""
-        body = validation.load_body(req, limit=req.context.max_body)
-        validation.validate(schema.update, body)
+        body = validation.load_body(req)
+        validation.validate(schema.update_v3_53 if req.context.api_version.matches(
+            mv.SUPPORT_VOLUME_SCHEMA_CHANGES) else schema.update, body)
         self._load(req, volume_id, policy.UPDATE_POLICY)
         changes = body['volume']
         values = {}
@@ -279,13 +287,13 @@ class Volume:
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
         """:raises VolumeNotFound, InvalidVolume:"""
+        # NOTE(order): as Cinder, the flags are read before the volume is looked up.
+        cascade = listing.bool_param(req.params, 'cascade')
+        force = (req.context.api_version.matches(mv.VOLUME_DELETE_FORCE)
+                 and listing.bool_param(req.params, 'force'))
         self._load(req, volume_id, policy.DELETE_POLICY)
-        force = False
-        if req.context.api_version.matches(mv.VOLUME_DELETE_FORCE):
-            force = strutils.bool_from_string(req.get_param('force', default=False))
-            if force:
-                self._enforcer.authorize(req.context.ctx, policy.FORCE_DELETE_POLICY)
-        cascade = strutils.bool_from_string(req.get_param('cascade', default=False))
+        if force:
+            self._enforcer.authorize(req.context.ctx, policy.FORCE_DELETE_POLICY)
         operations.delete(self._db, self._rpc, req.context.ctx, volume_id=volume_id,
                           force=force, cascade=cascade)
         resp.status = falcon.HTTP_202

@@ -26,7 +26,8 @@ class WorkersCleanup:
             raise falcon.HTTPNotFound()
         ctx = req.context.ctx
         # NOTE(order): as Cinder's decorators, the body is checked before the policy.
-        body = validation.load_body(req, limit=req.context.max_body) or {}
+        # NOTE(body): `null`, `[]` or no body is a 400, never an unfiltered cleanup.
+        body = validation.load_body(req)
         validation.validate(schema.cleanup, body)
         self._enforcer.authorize(ctx, policy.CLEAN_POLICY)
         cleaning, unavailable = operations.cleanup(self._db, self._rpc, ctx, body=body)

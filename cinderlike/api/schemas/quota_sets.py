@@ -4,6 +4,7 @@ The key checks need the quota resources, which depend on the volume types, so th
 format checkers built per request by `formats(resources)`.
 """
 
+import falcon
 from oslo_utils import strutils
 
 from cinderlike import exception
@@ -64,6 +65,10 @@ def formats(resources: list[str]) -> dict:
                 bad.append(key)
                 continue
             limit(value, key)
+            if isinstance(value, str):
+                # NOTE(string): Cinder compares the string with the usage (a TypeError,
+                # its plain 400); a limit is a JSON integer.
+                raise falcon.HTTPBadRequest()
         if bad:
             raise exception.InvalidInput(reason=f"Bad key(s) in quota set: {', '.join(bad)}")
         return True

@@ -77,11 +77,10 @@ extra_specs_create = {
 extra_specs_update = dict(extra_specs_with_no_spaces_key, minProperties=1, maxProperties=1)
 
 # POST /types/{id}/action
-add_project_access = _wrapped(
-    'addProjectAccess', {'project': {'type': 'string', 'format': 'uuid'}}, required=['project'])
-remove_project_access = _wrapped(
-    'removeProjectAccess', {'project': {'type': 'string', 'format': 'uuid'}},
-    required=['project'])
+# (any project id of 1-255 characters, as Cinder: Keystone ids need not be UUIDs)
+_project = {'project': {'type': 'string', 'minLength': 1, 'maxLength': 255}}
+add_project_access = _wrapped('addProjectAccess', _project, required=['project'])
+remove_project_access = _wrapped('removeProjectAccess', _project, required=['project'])
 
 # PUT /default-types/{project_id}
 default_type_set = {

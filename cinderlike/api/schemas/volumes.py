@@ -44,7 +44,19 @@ create = _body('volume', {
     },
     'additionalProperties': True,
 })
-create['properties']['OS-SCH-HNT:scheduler_hints'] = {'type': ['object', 'null']}
+# Cinder's schemas/scheduler_hints.py: one volume id or a set of them; other hints pass.
+_volume_ids = {'oneOf': [{'type': 'string', 'format': 'uuid'},
+                         {'type': 'array', 'items': {'type': 'string', 'format': 'uuid'},
+                          'uniqueItems': True}]}
+create['properties']['OS-SCH-HNT:scheduler_hints'] = {
+    'type': ['object', 'null'],
+    'properties': {
+        'local_to_instance': {'oneOf': [{'type': 'null'}, {'type': 'string', 'format': 'uuid'}]},
+        'different_host': _volume_ids, 'same_host': _volume_ids,
+        'query': {'type': ['string', 'object']},
+    },
+    'additionalProperties': True,
+}
 create_v3_53 = copy.deepcopy(create)
 create_v3_53['properties']['volume']['additionalProperties'] = False
 
@@ -54,6 +66,12 @@ update = _body('volume', {
                    'display_description': _name, 'metadata': metadata},
     'additionalProperties': False,
 })
+
+# From 3.53 an update must change something (Cinder's update_v353).
+update_v3_53 = copy.deepcopy(update)
+update_v3_53['properties']['volume']['anyOf'] = [
+    {'required': [key]}
+    for key in ('name', 'description', 'display_name', 'display_description', 'metadata')]
 
 metadata_create = _body('metadata', metadata)
 metadata_update_item = _body('meta', metadata)

@@ -20,6 +20,7 @@ import urllib.parse
 import urllib.request
 import uuid
 
+from cinderlike.conf import api as api_conf
 from tests.fixtures.database import fresh_database
 
 BIN = pathlib.Path(sys.executable).parent
@@ -158,6 +159,8 @@ class Stack:
                 'enabled_backends': ','.join(self.backends),
                 'state_path': self.workdir / 'state',
                 'auth_strategy': 'noauth',
+                # noauth's PROJECT is no Keystone hex id
+                'project_id_regex': api_conf.ANY_PROJECT_ID_REGEX,
                 'osapi_volume_listen': '127.0.0.1',
                 'osapi_volume_listen_port': self.api_port,
                 'osapi_volume_workers': 1,

@@ -8,6 +8,7 @@ from falcon import testing
 
 from cinderlike import conf as cl_conf
 from cinderlike.api.app import create_app
+from cinderlike.conf import api as api_conf
 from cinderlike.db import services as db_services
 from cinderlike.db.models import Service, utcnow
 
@@ -19,6 +20,7 @@ def conf():
     config = cl_conf.new_conf()
     config([])
     config.set_override('auth_strategy', 'noauth')
+    config.set_override('project_id_regex', api_conf.ANY_PROJECT_ID_REGEX)
     return config
 
 

@@ -1,6 +1,7 @@
 """Every error is a Cinder fault body, built by api/faults.py."""
 
 import pytest
+import sqlalchemy as sa
 from falcon import testing
 
 from cinderlike import exception
@@ -17,12 +18,17 @@ def test_unknown_route_is_item_not_found(client):
                                               'message': 'The resource could not be found.'}}
 
 
-def test_wrong_method_is_bad_method(client):
-    resp = client.simulate_delete('/v3/os-services', headers=ADMIN)
-    assert resp.status_code == 405
-    assert resp.json == {'badMethod': {
-        'code': 405, 'message': 'The method DELETE is not allowed for this resource.'}}
-    assert resp.headers['Allow'] == 'GET, OPTIONS'
+def test_an_unknown_method_is_not_found_as_cinder_s_mapper_answers(client, db):
+    """Cinder's routes match on the method too: 404 itemNotFound, no Allow, no write."""
+    for method, path in (('DELETE', '/v3/os-services'), ('PATCH', '/v3/types'),
+                         ('OPTIONS', '/v3/volumes'), ('PUT', '/v3/volumes/detail')):
+        resp = client.simulate_request(method, path, headers=ADMIN, json={'x': 1}
+                                       if method in ('PATCH', 'PUT') else None)
+        assert resp.status_code == 404, (method, path)
+        assert resp.json == {'itemNotFound': {
+            'code': 404, 'message': 'The resource could not be found.'}}
+        assert 'Allow' not in resp.headers
+    assert client.simulate_get('/v3/types', headers=ADMIN).json['volume_types'] == []
 
 
 class _Boom:
@@ -57,6 +63,9 @@ def test_unhandled_error_is_500_without_its_message(boom_client):
      'Service 7 could not be found.'),
     (exception.Conflict(), 409, 'conflictingRequest', 'Conflict: Conflict.'),
     (exception.ServiceTooOld(), 500, 'computeFault', faults.default_message(500)),
+    # MariaDB's 1406 "Data too long" (and 1264 "Out of range") is the input's fault.
+    (sa.exc.DataError('INSERT ...', {}, Exception(1406, 'Data too long')), 400, 'badRequest',
+     faults.DATA_ERROR),
 ])
 def test_exceptions_map_to_cinder_faults(boom_client, error, code, name, message):
     client, boom = boom_client
@@ -78,3 +87,18 @@ def test_over_quota_is_413_with_retry_after(boom_client):
         'code': 413, 'retryAfter': '0',
         'message': "VolumeLimitExceeded: Maximum number of volumes allowed (10) exceeded for "
                    "quota 'volumes'."}}
+
+
+def test_an_error_outside_falcon_is_a_compute_fault(conf, db):
+    """An outer WSGI filter failing (auth_token, say) still answers Cinder's 500 body."""
+    app = create_app(conf, db=db)
+
+    def broken(inner):
+        def call(env, start_response):
+            raise RuntimeError('password=secret')
+        return call
+    app._entry = faults.guard(broken(app._entry))
+    resp = testing.TestClient(app).simulate_get('/v3/types', headers=ADMIN)
+    assert resp.status_code == 500
+    assert resp.json == {'computeFault': {'code': 500, 'message': faults.default_message(500)}}
+    assert 'secret' not in resp.text

@@ -72,7 +72,7 @@ def test_defaults(client, db):
 
 
 def test_update_sets_limits_and_answers_without_id(client, db):
-    resp = put(client, {'quota_set': {'volumes': 5, 'gigabytes': '20', 'id': 'x',
+    resp = put(client, {'quota_set': {'volumes': 5, 'gigabytes': 20, 'id': 'x',
                                       'tenant_id': 'y'}})
     assert resp.status_code == 200
     assert resp.json == {'quota_set': dict(DEFAULTS, volumes=5, gigabytes=20)}

@@ -29,10 +29,13 @@ def snapshot(db):
 # --- dispatch -----------------------------------------------------------------
 
 @pytest.mark.parametrize('body, message', [
-    ({'os-foo': {}}, 'There is no such action: os-foo'),
+    ({'os-foo': {}}, ('There is no such action: os-foo. Verify the request body and '
+      'Content-Type header and try again.')),
     ({'os-force_delete': {}, 'os-reset_status': {'status': 'error'}}, 'Malformed request body'),
     ([], 'Malformed request body'),
-    (None, 'Malformed request body'),
+    # No body at all: Cinder peeks no action out of it.
+    (None, ('There is no such action: None. Verify the request body and Content-Type header '
+            'and try again.')),
 ])
 def test_bad_action_bodies_are_400(vclient, db, snapshot, body, message):
     assert fault(action(vclient, snapshot.id, body)) == (400, message)

@@ -46,10 +46,12 @@ def test_revoke_without_grant_is_404(client, private):
 
 
 @pytest.mark.parametrize('body, message', [
-    ({'addProjectAccess': {'project': 'not-a-uuid'}}, None),
+    ({'addProjectAccess': {'project': ''}}, None),
+    ({'addProjectAccess': {'project': 'p' * 256}}, None),
     ({'addProjectAccess': {}}, None),
     ({'addProjectAccess': {'project': PROJECT, 'x': 1}}, None),
-    ({'frobnicate': {}}, 'There is no such action: frobnicate'),
+    ({'frobnicate': {}}, ('There is no such action: frobnicate. Verify the request body and '
+      'Content-Type header and try again.')),
     ({'addProjectAccess': {'project': PROJECT}, 'removeProjectAccess': {}},
      'Malformed request body'),
     ({}, 'Malformed request body'),

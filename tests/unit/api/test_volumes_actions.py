@@ -79,7 +79,8 @@ def test_extend_of_attached_volumes_from_3_42(vclient, db, status, version, code
     ({'os-extend': {'new_size': 0}}, None),
     ({'os-extend': {'new_size': 'abc'}}, None),
     ({'os-extend': {}}, None),
-    ({'os-nope': {}}, 'There is no such action: os-nope'),
+    ({'os-nope': {}}, ('There is no such action: os-nope. Verify the request body and '
+      'Content-Type header and try again.')),
 ])
 def test_bad_extend_is_refused_and_writes_nothing(vclient, db, rpc, body, message):
     volume = add_volume(db)

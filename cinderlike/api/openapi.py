@@ -1,0 +1,299 @@
+"""cinderlike-api: the OpenAPI 3.1 document of every served route, built from the route
+table (app.routes), the request schemas (api/schemas/*) and the view schemas
+(api/schemas/responses.py).
+
+Served without authentication at `GET /openapi.json`, committed as doc/api/openapi.json
+(`make openapi` writes it; tests/unit/api/test_openapi.py fails when it is stale).
+Bodies are those of the newest microversion; each operation's `x-openstack-microversions`
+says where earlier versions differ. Every /v3 path is also served as /v3/{project_id}/...
+"""
+
+import dataclasses
+import json
+import re
+
+import falcon
+
+from cinderlike.api import microversions as mv
+from cinderlike.api.resources import clusters, services, snapshots, types, volume_actions
+from cinderlike.api.schemas import attachments as attachment_schemas
+from cinderlike.api.schemas import qos_specs as qos_schemas
+from cinderlike.api.schemas import quota_sets as quota_schemas
+from cinderlike.api.schemas import responses as r
+from cinderlike.api.schemas import snapshots as snapshot_schemas
+from cinderlike.api.schemas import transfers as transfer_schemas
+from cinderlike.api.schemas import types as type_schemas
+from cinderlike.api.schemas import volumes as volume_schemas
+from cinderlike.api.schemas import workers as worker_schemas
+
+PATH = '/openapi.json'
+
+
+@dataclasses.dataclass(frozen=True)
+class Op:
+    """One operation: what it does, its body, its success answer and version notes."""
+
+    summary: str
+    status: int
+    response: dict | None = None
+    request: dict | None = None
+    query: tuple[str, ...] = ()
+    since: str | None = None
+    notes: str = ''
+    # Other success codes, answered without a body.
+    bodiless: tuple[int, ...] = ()
+
+
+def _one_of(schemas) -> dict:
+    return {'oneOf': list(schemas)}
+
+
+_LIST = ('limit', 'marker', 'offset', 'sort', 'sort_key', 'sort_dir')
+_QUERY = {
+    'limit': {'type': 'integer'}, 'marker': {'type': 'string'}, 'offset': {'type': 'integer'},
+    'sort': {'type': 'string'}, 'sort_key': {'type': 'string'},
+    'sort_dir': {'type': 'string', 'enum': ['asc', 'desc']},
+    'all_tenants': {'type': 'string'}, 'with_count': {'type': 'string'},
+    'name': {'type': 'string'}, 'status': {'type': 'string'},
+    'metadata': {'type': 'string'}, 'volume_id': {'type': 'string'},
+    'cascade': {'type': 'string'}, 'force': {'type': 'string'},
+    'usage': {'type': 'string'}, 'binary': {'type': 'string'}, 'host': {'type': 'string'},
+    'is_public': {'type': 'string'}, 'vol_type_id': {'type': 'string'},
+    'detail': {'type': 'string'}, 'project_id': {'type': 'string'},
+}
+_VOLUME_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'metadata')
+
+_VOLUME_ACTIONS = _one_of(action.schema for action in volume_actions.ACTIONS.values())
+_SNAPSHOT_ACTIONS = _one_of(entry[0] for entry in snapshots.SnapshotActions._ACTIONS.values())
+_TYPE_ACTIONS = _one_of(entry[0] for entry in types._ACTIONS.values())
+_CLUSTER_ACTIONS = _one_of(entry[0] for entry in clusters._ACTIONS.values())
+_SERVICE_ACTIONS = _one_of(entry[0] for entry in services._ACTIONS.values())
+
+# (resource class, responder) -> Op. tests/unit/api/test_openapi.py checks that every
+# routed responder has its entry.
+OPERATIONS = {
+    ('Versions', 'on_get'): Op('The API versions', 300, r.versions),
+    ('Versions', 'on_get_v3'): Op('The v3 version document', 200, r.versions),
+    ('OpenAPI', 'on_get'): Op('This document', 200, r.openapi),
+    ('Services', 'on_get'): Op('List services (admin)', 200, r.services,
+                               query=('host', 'binary')),
+    ('ServiceAction', 'on_put'): Op(
+        'Enable, disable or disable-log-reason a service (admin)', 200, r.service_update,
+        _SERVICE_ACTIONS),
+    ('Clusters', 'on_get'): Op('List clusters (admin)', 200, r.clusters, since=mv.CLUSTER_SUPPORT),
+    ('Clusters', 'on_get_detail'): Op('List clusters with details (admin)', 200, r.clusters,
+                                      since=mv.CLUSTER_SUPPORT),
+    ('Cluster', 'on_get'): Op('Show a cluster (admin)', 200, r.cluster, query=('binary',),
+                              since=mv.CLUSTER_SUPPORT),
+    ('Cluster', 'on_put'): Op('Enable or disable a cluster: {cluster_name} is the action',
+                              200, r.cluster, _CLUSTER_ACTIONS, since=mv.CLUSTER_SUPPORT),
+    ('AvailabilityZones', 'on_get'): Op('List availability zones', 200,
+                                        r.availability_zones),
+    ('Extensions', 'on_get'): Op('List extensions', 200, r.extensions),
+    ('Extension', 'on_get'): Op('Show an extension by alias', 200, r.extension),
+    ('Types', 'on_get'): Op('List volume types', 200, r.volume_types,
+                            query=_LIST + ('is_public',)),
+    ('Types', 'on_post'): Op('Create a volume type (admin)', 200, r.volume_type,
+                             type_schemas.create),
+    ('Type', 'on_get'): Op('Show a volume type (`default`: the default one)', 200,
+                           r.volume_type),
+    ('Type', 'on_put'): Op('Update a volume type (admin)', 200, r.volume_type,
+                           type_schemas.update),
+    ('Type', 'on_delete'): Op('Delete a volume type (admin)', 202),
+    ('TypeAction', 'on_post'): Op('Add or remove project access to a private type (admin)',
+                                  202, request=_TYPE_ACTIONS),
+    ('TypeExtraSpecs', 'on_get'): Op('List extra specs', 200, r.extra_specs),
+    ('TypeExtraSpecs', 'on_post'): Op('Set extra specs (admin)', 200, r.extra_specs,
+                                      type_schemas.extra_specs_create),
+    ('TypeExtraSpec', 'on_get'): Op('Show an extra spec', 200, r.extra_spec),
+    ('TypeExtraSpec', 'on_put'): Op('Update an extra spec (admin)', 200, r.extra_spec,
+                                    type_schemas.extra_specs_update),
+    ('TypeExtraSpec', 'on_delete'): Op('Delete an extra spec (admin)', 202),
+    ('TypeAccess', 'on_get'): Op('List the projects of a private type (admin)', 200,
+                                 r.type_access),
+    ('DefaultTypes', 'on_get'): Op('List default types (admin)', 200, r.default_types,
+                                   since=mv.DEFAULT_TYPE_OVERRIDES),
+    ('DefaultType', 'on_get'): Op("Show a project's default type", 200, r.default_type,
+                                  since=mv.DEFAULT_TYPE_OVERRIDES),
+    ('DefaultType', 'on_put'): Op("Set a project's default type (admin)", 200, r.default_type,
+                                  type_schemas.default_type_set,
+                                  since=mv.DEFAULT_TYPE_OVERRIDES),
+    ('DefaultType', 'on_delete'): Op("Unset a project's default type (admin)", 204,
+                                     since=mv.DEFAULT_TYPE_OVERRIDES),
+    ('QoSSpecsCollection', 'on_get'): Op('List QoS specs (admin)', 200, r.qos_specs_list,
+                                         query=_LIST),
+    ('QoSSpecsCollection', 'on_post'): Op('Create QoS specs (admin)', 200, r.qos_specs,
+                                          qos_schemas.create),
+    ('QoSSpec', 'on_get'): Op('Show QoS specs (admin)', 200, r.qos_specs),
+    ('QoSSpec', 'on_put'): Op('Set QoS spec keys (admin)', 200, r.qos_specs_keys,
+                              qos_schemas.set_keys),
+    ('QoSSpec', 'on_delete'): Op('Delete QoS specs (admin)', 202, query=('force',)),
+    ('QoSSpecActions', 'on_put_delete_keys'): Op('Unset QoS spec keys (admin)', 202,
+                                                 request=qos_schemas.unset_keys),
+    ('QoSSpecActions', 'on_get_associations'): Op('List the types using QoS specs (admin)',
+                                                  200, r.qos_associations),
+    ('QoSSpecActions', 'on_get_associate'): Op('Associate QoS specs with a type (admin)', 202,
+                                               query=('vol_type_id',)),
+    ('QoSSpecActions', 'on_get_disassociate'): Op(
+        'Disassociate QoS specs from a type (admin)', 202, query=('vol_type_id',)),
+    ('QoSSpecActions', 'on_get_disassociate_all'): Op(
+        'Disassociate QoS specs from every type (admin)', 202),
+    ('Volumes', 'on_get'): Op('List volumes', 200, r.volumes, query=_VOLUME_LIST),
+    ('Volumes', 'on_get_detail'): Op('List volumes with details', 200, r.volumes_detail,
+                                     query=_VOLUME_LIST),
+    ('Volumes', 'on_get_summary'): Op('Volume count, size and metadata', 200,
+                                      r.volume_summary, query=('all_tenants',),
+                                      since=mv.VOLUME_SUMMARY),
+    ('Volumes', 'on_post'): Op('Create a volume', 202, r.volume, volume_schemas.create_v3_53,
+                               notes='Up to 3.52 unknown volume fields are ignored.'),
+    ('Volume', 'on_get'): Op('Show a volume', 200, r.volume),
+    ('Volume', 'on_put'): Op('Update a volume', 200, r.volume, volume_schemas.update_v3_53,
+                             notes='Up to 3.52 an empty update is accepted.'),
+    ('Volume', 'on_delete'): Op('Delete a volume', 202, query=('cascade', 'force'),
+                                notes='`force` from 3.23.'),
+    ('VolumeActions', 'on_post'): Op(
+        'A volume action: os-extend, os-reset_status, os-force_delete, os-set_bootable, '
+        'os-update_readonly_flag, revert (3.40), and the legacy attach actions', 202,
+        request=_VOLUME_ACTIONS, bodiless=(200,),
+        notes='os-set_bootable answers 200 without a body, os-initialize_connection 200 '
+              'with connection_info.'),
+    ('Metadata', 'on_get'): Op('List metadata', 200, r.metadata),
+    ('Metadata', 'on_post'): Op('Add metadata', 200, r.metadata,
+                                volume_schemas.metadata_create),
+    ('Metadata', 'on_put'): Op('Replace metadata', 200, r.metadata,
+                               volume_schemas.metadata_create),
+    ('MetadataItem', 'on_get'): Op('Show a metadata item', 200, r.meta),
+    ('MetadataItem', 'on_put'): Op('Set a metadata item', 200, r.meta,
+                                   volume_schemas.metadata_update_item),
+    ('MetadataItem', 'on_delete'): Op('Delete a metadata item', 200),
+    ('Snapshots', 'on_get'): Op('List snapshots', 200, r.snapshots, query=_VOLUME_LIST),
+    ('Snapshots', 'on_get_detail'): Op('List snapshots with details', 200, r.snapshots,
+                                       query=_VOLUME_LIST),
+    ('Snapshots', 'on_post'): Op('Create a snapshot', 202, r.snapshot,
+                                 snapshot_schemas.create),
+    ('Snapshot', 'on_get'): Op('Show a snapshot', 200, r.snapshot),
+    ('Snapshot', 'on_put'): Op('Update a snapshot', 200, r.snapshot, snapshot_schemas.update),
+    ('Snapshot', 'on_delete'): Op('Delete a snapshot', 202),
+    ('SnapshotActions', 'on_post'): Op(
+        'A snapshot action: os-reset_status, os-update_snapshot_status, os-force_delete', 202,
+        request=_SNAPSHOT_ACTIONS),
+    ('Attachments', 'on_get'): Op('List attachments', 200, r.attachments,
+                                  query=_LIST + ('all_tenants', 'volume_id', 'status'),
+                                  since=mv.NEW_ATTACH),
+    ('Attachments', 'on_get_detail'): Op('List attachments with details', 200,
+                                         r.attachments, query=_LIST + ('all_tenants',),
+                                         since=mv.NEW_ATTACH),
+    ('Attachments', 'on_post'): Op('Create an attachment', 200, r.attachment,
+                                   attachment_schemas.create_v3_54, since=mv.NEW_ATTACH,
+                                   notes='`mode` from 3.54.'),
+    ('Attachment', 'on_get'): Op('Show an attachment', 200, r.attachment, since=mv.NEW_ATTACH),
+    ('Attachment', 'on_put'): Op('Connect an attachment', 200, r.attachment,
+                                 attachment_schemas.update, since=mv.NEW_ATTACH),
+    ('Attachment', 'on_delete'): Op('Delete an attachment', 200, since=mv.NEW_ATTACH),
+    ('AttachmentActions', 'on_post'): Op('os-complete', 204,
+                                         request=attachment_schemas.complete,
+                                         since=mv.NEW_ATTACH_COMPLETION),
+    ('QuotaSet', 'on_get'): Op("Show a project's quotas", 200, r.quota_set, query=('usage',)),
+    ('QuotaSet', 'on_put'): Op("Update a project's quotas (admin)", 200, r.quota_set,
+                               quota_schemas.update_quota),
+    ('QuotaSet', 'on_delete'): Op("Reset a project's quotas to the defaults (admin)", 200),
+    ('QuotaSetDefaults', 'on_get'): Op('Show the default quotas', 200, r.quota_set),
+    ('QuotaClassSet', 'on_get'): Op('Show a quota class (admin)', 200, r.quota_class_set),
+    ('QuotaClassSet', 'on_put'): Op('Update a quota class (admin)', 200, r.quota_class_set,
+                                    quota_schemas.update_quota_class),
+    ('Limits', 'on_get'): Op('Absolute limits and usage', 200, r.limits,
+                             query=('project_id',)),
+    ('Messages', 'on_get'): Op('List user messages', 200, r.messages, query=_LIST,
+                               since=mv.MESSAGES),
+    ('Message', 'on_get'): Op('Show a user message', 200, r.message, since=mv.MESSAGES),
+    ('Message', 'on_delete'): Op('Delete a user message', 204, since=mv.MESSAGES),
+    ('Transfers', 'on_get'): Op('List volume transfers', 200, r.transfers,
+                                query=_LIST + ('all_tenants',)),
+    ('Transfers', 'on_get_detail'): Op('List volume transfers with details', 200, r.transfers,
+                                       query=_LIST + ('all_tenants',)),
+    ('Transfers', 'on_post'): Op('Create a volume transfer (the auth key is shown once)', 202,
+                                 r.transfer, transfer_schemas.create_v3_55,
+                                 notes='`no_snapshots` from 3.55.'),
+    ('Transfer', 'on_get'): Op('Show a volume transfer', 200, r.transfer),
+    ('Transfer', 'on_delete'): Op('Delete a volume transfer', 202),
+    ('TransferAccept', 'on_post'): Op('Accept a volume transfer', 202, r.transfer,
+                                      transfer_schemas.accept),
+    ('Pools', 'on_get'): Op('Back-end pools (admin)', 200, r.pools, query=('detail',)),
+    ('Capabilities', 'on_get'): Op("A back end's capabilities (admin)", 200, r.capabilities),
+    ('WorkersCleanup', 'on_post'): Op('Clean up the work of services that are down (admin)',
+                                      202, r.workers_cleanup, worker_schemas.cleanup,
+                                      since=mv.WORKERS_CLEANUP),
+}
+
+_PARAM = re.compile(r'{(\w+)}')
+
+
+def _responders(resource, suffix: str | None) -> dict[str, str]:
+    """{HTTP method: responder name} that *resource* serves for *suffix*."""
+    served = falcon.routing.map_http_methods(resource, suffix=suffix)
+    return {method: responder.__name__ for method, responder in sorted(served.items())}
+
+
+def _content(schema: dict) -> dict:
+    return {'application/json': {'schema': schema}}
+
+
+def _operation(path: str, method: str, key: tuple[str, str]) -> dict:
+    op = OPERATIONS[key]
+    parameters = [{'name': name, 'in': 'path', 'required': True, 'schema': {'type': 'string'}}
+                  for name in _PARAM.findall(path)]
+    parameters += [{'name': name, 'in': 'query', 'required': False, 'schema': _QUERY[name]}
+                   for name in op.query]
+    success = {'description': op.summary}
+    if op.response is not None:
+        success['content'] = _content(op.response)
+    responses = {str(op.status): success}
+    responses.update((str(code), {'description': op.summary}) for code in op.bodiless)
+    responses['default'] = {'description': "A Cinder fault", 'content': _content(r.fault)}
+    shown = {'operationId': f'{key[0]}.{key[1]}', 'summary': op.summary,
+             'responses': responses}
+    if parameters:
+        shown['parameters'] = parameters
+    if op.request is not None:
+        shown['requestBody'] = {'required': True, 'content': _content(op.request)}
+    notes = [f'Since microversion {op.since}.'] if op.since else []
+    if op.notes:
+        notes.append(op.notes)
+    if notes:
+        shown['x-openstack-microversions'] = ' '.join(notes)
+    return shown
+
+
+def document(routes) -> dict:
+    """The OpenAPI 3.1 document of *routes*: (path, resource, suffix) as app.routes holds;
+    the /v3/{project_id} copies of the /v3 paths are said once, in the description.
+
+    :raises KeyError: a routed responder without its entry in OPERATIONS.
+    """
+    paths: dict[str, dict] = {}
+    for path, resource, suffix in routes:
+        if path.startswith('/v3/{project_id}'):
+            continue
+        for method, responder in _responders(resource, suffix).items():
+            key = (type(resource).__name__, responder)
+            paths.setdefault(path, {})[method.lower()] = _operation(path, method, key)
+    return {
+        'openapi': '3.1.0',
+        'info': {
+            'title': 'cinderlike Block Storage API v3',
+            'version': str(mv.MAX_VERSION),
+            'description': (
+                f'Cinder v3, microversions {mv.MIN_VERSION} to {mv.MAX_VERSION}: request '
+                'bodies are those of the newest version (x-openstack-microversions notes the '
+                'differences); ask for one with `OpenStack-API-Version: volume X.Y`. Every '
+                '/v3 path is also served as /v3/{project_id}/..., where the project must be '
+                "the token's."),
+        },
+        'paths': dict(sorted(paths.items())),
+        'jsonSchemaDialect': 'https://spec.openapis.org/oas/3.1/dialect/base',
+    }
+
+
+def render(document_: dict) -> str:
+    """The committed text of *document_* (doc/api/openapi.json)."""
+    return json.dumps(document_, indent=1, ensure_ascii=False) + '\n'
