@@ -486,3 +486,40 @@ class SchedulerHostWeigherNotFound(NotFound):
 class EvaluatorParseException(CinderlikeException):
     """A filter_function/goodness_function does not parse or cannot be evaluated."""
     msg_fmt = 'Error during evaluator parsing: %(reason)s'
+
+
+# --- backup drivers --------------------------------------------------------
+
+class BackupDriverNotFound(NotFound):
+    """`backup_driver` names no cinderlike (or Cinder) backup driver."""
+    msg_fmt = 'Backup driver %(name)s could not be found.'
+
+
+class BackupDriverException(CinderlikeException):
+    """A backup driver failed; the backup ends in an error status with this reason."""
+    msg_fmt = 'Backup driver reported an error: %(reason)s'
+
+
+class BackupChainInvalid(BackupDriverException):
+    """The stored backup (or its parent) cannot serve the request: Cinder's InvalidBackup text."""
+    msg_fmt = 'Invalid backup: %(reason)s'
+
+
+class BackupVersionUnsupported(BackupChainInvalid):
+    """The backup's metadata object has a version this driver cannot restore."""
+    msg_fmt = 'Invalid backup: No support to restore backup version %(version)s'
+
+
+class BackupRestoreCorrupt(BackupDriverException):
+    """A stored object fails its checksum, length or decompression; nothing of it was written."""
+    msg_fmt = 'Backup %(backup_id)s is corrupt: %(reason)s'
+
+
+class SwiftConnectionFailed(BackupDriverException):
+    """Swift could not be reached, or refused the request."""
+    msg_fmt = 'Connection to swift failed: %(reason)s'
+
+
+class BackupObjectNotFound(BackupChainInvalid):
+    """An object the backup's records name is not in its container."""
+    msg_fmt = 'Invalid backup: object %(name)s is missing from container %(container)s'

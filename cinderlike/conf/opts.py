@@ -1,6 +1,11 @@
 """Entry point for oslo-config-generator: every option cinderlike declares, by group."""
 
 from cinderlike import conf as conf_pkg
+from cinderlike.drivers.backup import posix
+
+# Backup driver options live in their driver module and sit in [DEFAULT], as in Cinder; the
+# backup manager registers the configured driver's own.
+BACKUP_DRIVERS = (posix,)
 
 
 def list_opts():
@@ -8,4 +13,6 @@ def list_opts():
     for module in conf_pkg._MODULES:
         for group, opts in module.list_opts():
             groups.setdefault(group, []).extend(opts)
+    for driver in BACKUP_DRIVERS:
+        groups.setdefault(None, []).extend(driver.DRIVER_OPTS)
     return sorted(groups.items(), key=lambda item: (item[0] is not None, item[0] or ''))

@@ -1,1 +1,1 @@
-"""Backend drivers: volume/ for cinderlike-volume (backup drivers come with the backup work)."""
+"""Backend drivers: volume/ for cinderlike-volume, backup/ for cinderlike-backup."""

@@ -1,0 +1,187 @@
+"""The stages of a backup (cinderlike-backup): read → sha256 and extents → md5 → compress,
+each a thread of the pipeline; the driver writes what comes out.
+
+Events between stages are tuples:
+- ('begin', number, offset): object `number` starts at volume byte `offset`;
+- ('data', bytes-like): the next bytes of the open object;
+- ('end', md5, length, compression): the open object is complete;
+- ('piece', done): the volume up to byte `done` is dealt with (progress).
+"""
+
+import hashlib
+
+from cinderlike.drivers.backup import compression, records
+
+# bz2 holds up to one 900 kB block of input before it emits anything (level 9).
+_BZ2_HELD = 900_000
+
+
+def read_pieces(volume_file, *, total: int, piece: int):
+    """('data', offset, bytes) pieces of the first *total* bytes, then ('eof', length)."""
+    volume_file.seek(0)
+    offset = 0
+    while offset < total:
+        want = min(piece, total - offset)
+        data = volume_file.read(want)
+        # NOTE(short reads): a device or socket may return less than asked for.
+        while data and len(data) < want:
+            more = volume_file.read(want - len(data))
+            if not more:
+                break
+            data += more
+        if not data:
+            break
+        yield ('read', offset, data)
+        offset += len(data)
+    yield ('eof', offset)
+
+
+class Splitter:
+    """sha256 of every block; cuts the changed blocks into objects of at most `chunk` bytes.
+
+    A full backup (no parent digests) changes every block. `digests` collects the sha256s.
+    """
+
+    __name__ = 'sha256'
+
+    def __init__(self, *, block: int, chunk: int, parent: bytes | None):
+        self.block, self.chunk, self.parent = block, chunk, parent
+        self.digests = bytearray()
+        self._number = 0
+        self._open = False
+
+    def _changed(self, index: int, digest: bytes) -> bool:
+        if self.parent is None:
+            return True
+        old = self.parent[index * records.DIGEST_SIZE:(index + 1) * records.DIGEST_SIZE]
+        return old != digest
+
+    def __call__(self, item, emit):
+        if item[0] == 'eof':
+            if self._open:
+                emit(('end',))
+                self._open = False
+            return
+        _, offset, data = item
+        view, block, run = memoryview(data), self.block, None
+        for start in range(0, len(view), block):
+            position = offset + start
+            digest = hashlib.sha256(view[start:start + block]).digest()
+            self.digests += digest
+            changed = self._changed(position // block, digest)
+            if self._open and (not changed or position % self.chunk == 0):
+                if run is not None:
+                    emit(('data', view[run:start]))
+                    run = None
+                emit(('end',))
+                self._open = False
+            if changed:
+                if not self._open:
+                    self._number += 1
+                    emit(('begin', self._number, position))
+                    self._open = True
+                if run is None:
+                    run = start
+        if run is not None:
+            emit(('data', view[run:]))
+        emit(('piece', offset + len(data)))
+
+
+class Md5:
+    """Cinder's md5 of each object's uncompressed bytes, carried on its 'end'."""
+
+    __name__ = 'md5'
+
+    def __init__(self):
+        self._md5, self._length = None, 0
+
+    def __call__(self, item, emit):
+        kind = item[0]
+        if kind == 'begin':
+            self._md5, self._length = hashlib.md5(usedforsecurity=False), 0
+        elif kind == 'data':
+            self._md5.update(item[1])
+            self._length += len(item[1])
+        elif kind == 'end':
+            item = ('end', self._md5.hexdigest(), self._length)
+        emit(item)
+
+
+class Compress:
+    """Compress each object as one stream, or store it as is when that does not shrink it.
+
+    Cinder decides on the whole chunk, which it holds in memory. Here an object up to
+    `probe` bytes is decided the same way; a longer one by its first `probe` bytes, so
+    memory stays at about two pieces whatever the object size.
+    """
+
+    __name__ = 'compress'
+
+    def __init__(self, algorithm: str, *, probe: int):
+        self.algorithm = compression.canonical(algorithm)
+        self.probe = probe
+        self._stream = None
+        self._held = None     # raw bytes not yet decided on, or None once decided
+        self._chosen = compression.NONE
+
+    def __call__(self, item, emit):
+        kind = item[0]
+        if kind == 'begin':
+            emit(item)
+            if self.algorithm == compression.NONE:
+                self._held, self._chosen = None, compression.NONE
+            else:
+                self._held, self._chosen = bytearray(), None
+        elif kind == 'data':
+            if self._held is None:
+                self._pass(item[1], emit)
+            else:
+                self._held += item[1]
+                if len(self._held) >= self.probe:
+                    self._decide_on_start(emit)
+        elif kind == 'end':
+            if self._held is not None:
+                self._decide_whole(emit)
+            elif self._stream is not None:
+                tail = self._stream.flush()
+                if tail:
+                    emit(('data', tail))
+            self._stream = None
+            emit(item + (self._chosen,))
+        else:
+            emit(item)
+
+    def _pass(self, data, emit):
+        out = self._stream.compress(data) if self._stream is not None else data
+        if out:
+            emit(('data', out))
+
+    def _decide_whole(self, emit):
+        raw, self._held = bytes(self._held), None
+        stream = compression.compressor(self.algorithm)
+        packed = stream.compress(raw) + stream.flush()
+        if len(packed) < len(raw):
+            self._chosen = self.algorithm
+            emit(('data', packed))
+        else:
+            self._chosen = compression.NONE
+            emit(('data', raw))
+
+    def _decide_on_start(self, emit):
+        raw, self._held = bytes(self._held), None
+        stream = compression.compressor(self.algorithm)
+        packed = stream.compress(raw)
+        held = 0
+        if self.algorithm == 'zlib':
+            packed += stream.flush(compression.zlib.Z_SYNC_FLUSH)
+        elif self.algorithm == 'zstd':
+            packed += stream.flush(compression.zstandard.COMPRESSOBJ_FLUSH_BLOCK)
+        else:
+            # NOTE(bz2 probe): bz2 cannot flush mid-stream; what it holds is at most a block.
+            held = min(_BZ2_HELD, len(raw))
+        if len(packed) + held < len(raw):
+            self._stream, self._chosen = stream, self.algorithm
+            emit(('data', packed))
+        else:
+            self._stream, self._chosen = None, compression.NONE
+            emit(('data', raw))
