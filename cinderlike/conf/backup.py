@@ -7,9 +7,6 @@ OPTS = [
     cfg.BoolOpt('backup_use_same_host', default=False,
                 help='Back up a volume on the backup service of its volume host when that '
                      'one is up, instead of any backup service of its availability zone.'),
-    cfg.BoolOpt('backup_use_temp_snapshot', default=False,
-                help='Back up an in-use volume through a temporary snapshot instead of a '
-                     'temporary cloned volume.'),
     cfg.IntOpt('backup_driver_init_check_interval', default=60, min=1,
                help='Seconds between attempts to initialise the backup driver while it '
                     'fails its check; the service reports down until it passes.'),

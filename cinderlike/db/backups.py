@@ -217,12 +217,15 @@ def update(db, *, backup_id: str, values: dict, metadata: dict | None = None) ->
     return get(db, backup_id=backup_id)
 
 
-def set_values(db, *, backup_id: str, values: dict, expected: str, session=None) -> bool:
-    """Write *values* (host, service, progress columns) while the status is *expected*."""
+def set_values(db, *, backup_id: str, values: dict, expected: str | None,
+               session=None) -> bool:
+    """Write *values* (host, service, temporary resources) while the status is *expected*
+    (whatever it is with None); False when it is not, or the backup is gone."""
+    where = MACHINE.live(backup_id)
+    if expected is not None:
+        where.append(Backup.status == expected)
     with db.writer(session) as s:
-        return bool(conditional.update(s, Backup, values=values,
-                                       where=[*MACHINE.live(backup_id),
-                                              Backup.status == expected]))
+        return bool(conditional.update(s, Backup, values=values, where=where))
 
 
 def status_of(db, *, backup_id: str) -> str | None:
