@@ -466,6 +466,48 @@ class ISCSITargetRemoveFailed(VolumeDriverException):
     msg_fmt = 'Failed to remove iscsi target for volume %(volume_id)s.'
 
 
+# --- host connector (os-brick's role) --------------------------------------
+
+class BrickException(CinderlikeException):
+    """The host could not reach a volume through its connection info (os-brick's base)."""
+    msg_fmt = 'An unknown exception occurred.'
+
+
+class ProtocolNotSupported(BrickException):
+    """No connector on this host speaks the connection's driver_volume_type."""
+    msg_fmt = 'Connect to volume via protocol %(protocol)s not supported.'
+
+
+class InvalidConnectionInfo(BrickException):
+    """The connection info lacks a field its protocol needs, or holds a wrong value."""
+    msg_fmt = 'Invalid %(protocol)s connection info: %(reason)s'
+
+
+class VolumeDeviceNotFound(BrickException):
+    """The local device or image file of the connection is not there."""
+    msg_fmt = 'Volume device not found at %(device)s.'
+
+
+class BlockDeviceReadOnly(BrickException):
+    """The volume was asked for writing but is attached (or exported) read-only."""
+    msg_fmt = 'Block device %(device)s is Read-Only.'
+
+
+class VolumeAttachFailed(BrickException):
+    """The host-side helper that serves the volume (qemu-nbd) could not open it."""
+    msg_fmt = 'Unable to attach volume %(device)s: %(reason)s'
+
+
+class FailedISCSITargetPortalLogin(VolumeAttachFailed):
+    """The iSCSI target refused the login: wrong CHAP credentials, unknown target or LUN."""
+    msg_fmt = 'Unable to login to iSCSI Target Portal %(portal)s: %(reason)s'
+
+
+class NBDError(BrickException):
+    """The NBD server broke the protocol, refused the export or dropped the connection."""
+    msg_fmt = 'NBD connection to %(server)s failed: %(reason)s'
+
+
 # --- scheduler -------------------------------------------------------------
 
 class NoValidBackend(CinderlikeException):

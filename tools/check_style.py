@@ -58,6 +58,8 @@ ONLY = (
     ('cinderlike.states', ('cinderlike.states',)),
     ('cinderlike.db', ('cinderlike.db', 'cinderlike.states', 'cinderlike.exception',
                        'cinderlike.capacity')),
+    # The host connector is a library of backup/ and volume/: it knows no service.
+    ('cinderlike.connector', ('cinderlike.connector', 'cinderlike.exception')),
 )
 RPC_ONLY = ('cinderlike.scheduler.rpcapi', 'cinderlike.volume.rpcapi',
             'cinderlike.backup.rpcapi')
@@ -67,6 +69,8 @@ FORBIDDEN = (
     ('cinderlike.api', 'cinderlike.volume', RPC_ONLY),
     ('cinderlike.api', 'cinderlike.backup', RPC_ONLY),
     ('cinderlike.api', 'cinderlike.drivers', ()),
+    # Attaching volumes is the daemons' work (db/ may import none of it already).
+    ('cinderlike.api', 'cinderlike.connector', ()),
     # The services cast to each other's rpcapi and never import another's internals.
     ('cinderlike.scheduler', 'cinderlike.volume', RPC_ONLY),
     ('cinderlike.scheduler', 'cinderlike.backup', RPC_ONLY),

@@ -8,6 +8,7 @@ from cinderlike.conf import (
     audit,
     backup,
     cleanup,
+    connector,
     coordination,
     database,
     default,
@@ -22,7 +23,7 @@ from cinderlike.conf import (
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup, transfers, nova)
+            quota, messages, scheduler, cleanup, transfers, nova, connector)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

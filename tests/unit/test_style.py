@@ -86,10 +86,15 @@ def test_main_exits_zero_on_a_clean_tree(tree, capsys):
     ('cinderlike/scheduler/x.py', 'from cinderlike.api import faults',
      'cinderlike/scheduler/x.py:1: cinderlike.scheduler must not import '
      'cinderlike.api.faults'),
+    ('cinderlike/api/operations/x.py', 'from cinderlike import connector',
+     'cinderlike/api/operations/x.py:1: cinderlike.api must not import cinderlike.connector'),
+    ('cinderlike/connector/x.py', 'from cinderlike.volume import manager',
+     'cinderlike/connector/x.py:1: cinderlike.connector may import only '
+     'cinderlike.connector, cinderlike.exception, not cinderlike.volume.manager'),
 ])
 def test_import_rules_of_the_architecture_are_enforced(tree, module, line, expected):
     for package in ('scheduler', 'volume', 'api', 'db', 'drivers', 'drivers/volume',
-                    'api/operations'):
+                    'api/operations', 'connector'):
         _write(tree, f'cinderlike/{package}/__init__.py', '')
     for name in ('scheduler/backend_state', 'scheduler/rpcapi', 'volume/manager', 'quota',
                  'db/volumes', 'api/faults'):
