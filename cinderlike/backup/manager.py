@@ -2,10 +2,9 @@
 driver. Each method hands off to the module of its operation (create, restore, delete,
 records); start-up settles what this host left in flight (recovery)."""
 
-import importlib
-
 from oslo_log import log as logging
 
+from cinderlike import connector as host_connector
 from cinderlike import exception, manager, notifications, rpc
 from cinderlike.backup import create, delete, records, recovery, restore, rpcapi
 from cinderlike.db import services as db_services
@@ -36,8 +35,8 @@ class BackupManager(manager.Manager):
             driver = driver_cls(conf)
         self.driver = driver
         self.driver_name = f'{type(driver).__module__}.{type(driver).__qualname__}'
-        # NOTE(connector): the module that attaches volumes to this host (os-brick).
-        self.connector = connector or importlib.import_module('cinderlike.connector')
+        # The module that attaches volumes to this host (os-brick's role).
+        self.connector = connector or host_connector
         self.driver_ready = False
         self.volume_api = volume_rpcapi.VolumeAPI(conf)
         self.backup_api = rpcapi.BackupAPI(conf)

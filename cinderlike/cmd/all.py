@@ -42,6 +42,8 @@ def _parse(argv):
     conf.set_default('auth_strategy', 'noauth')
     conf.set_default('osapi_volume_listen', '127.0.0.1')
     conf.set_default('enabled_backends', [FAKE_BACKEND])
+    # NOTE(backup): backups work out of the box: posix under $state_path/backup.
+    conf.set_default('backup_driver', 'posix')
     conf(argv, project='cinderlike')
     if conf.enabled_backends == [FAKE_BACKEND]:
         volume_conf.register_backend(conf, FAKE_BACKEND)

@@ -1,13 +1,10 @@
 """A backup manager on the posix driver next to a volume manager on the file driver (real
 qemu-img), talking to it in-process: the backup service's data path tested without daemons.
 
-The connector stands in for cinderlike.connector with the `local` connection type only: it
-opens the file the volume service's connection info names.
+The backup manager attaches volumes with the real cinderlike.connector (`local` files).
 """
 
-import contextlib
 import hashlib
-import os
 
 import pytest
 from oslo_messaging.notify import _impl_test
@@ -20,25 +17,6 @@ from tests.unit.volume.conftest import conf, db, manager  # noqa: F401 - fixture
 from tests.unit.volume.test_file_backend import file_manager  # noqa: F401 - fixture
 
 MiB = 1024 * 1024
-
-
-class LocalConnector:
-    """properties() and open_volume() of cinderlike.connector, for `local` connections."""
-
-    def __init__(self):
-        self.opened = []
-
-    def properties(self, conf, host):
-        return {'host': host, 'initiator': f'iqn.test:{host}'}
-
-    @contextlib.contextmanager
-    def open_volume(self, connection_info, *, writable):
-        assert connection_info['driver_volume_type'] == 'local'
-        path = connection_info['data']['device_path']
-        self.opened.append((path, writable))
-        with open(path, 'r+b' if writable else 'rb') as volume_file:
-            volume_file.size = os.path.getsize(path)
-            yield volume_file
 
 
 class DirectVolumeAPI:
@@ -65,7 +43,7 @@ def backup_mgr(conf, db, file_manager, tmp_path):  # noqa: F811 - fixtures
     conf.set_override('backup_file_size', 4 * MiB)
     db_services.register(db, host='bk1', binary='cinder-backup', topic='cinder-backup',
                          availability_zone='nova')
-    mgr = backup_manager.BackupManager(conf, host='bk1', db=db, connector=LocalConnector())
+    mgr = backup_manager.BackupManager(conf, host='bk1', db=db)
     mgr.volume_api = DirectVolumeAPI(file_manager)
     mgr.init_host(context.get_admin_context())
     assert mgr.is_working()

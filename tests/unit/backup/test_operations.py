@@ -12,10 +12,9 @@ from cinderlike import context
 from cinderlike.backup import manager as backup_manager
 from cinderlike.db import backups as db_backups
 from cinderlike.db import settle as db_settle
-from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Backup, Snapshot, Worker
-from tests.unit.backup.conftest import LocalConnector, sha_of, write_pattern
+from tests.unit.backup.conftest import sha_of, write_pattern
 from tests.unit.volume.conftest import add_volume, event_ids, row
 
 pytestmark = pytest.mark.qemu_img
@@ -107,16 +106,14 @@ def test_an_in_use_volume_is_read_through_a_temporary_snapshot(backup_mgr, db, t
     with db.reader() as s:
         assert list(s.scalars(sa.select(Snapshot).where(Snapshot.deleted.is_(False)))) == []
     assert not [f for f in os.listdir(tmp_path / 'vols') if f.startswith('snapshot-')]
-    opened = backup_mgr.connector.opened
-    assert opened[-1][0].endswith(f'snapshot-{_temp_snapshot_id(db)}')
+    calls = backup_mgr.volume_api.calls
+    assert calls.count('initialize_connection_snapshot') == 1
+    assert calls.count('terminate_connection_snapshot') == 1
+    assert calls.count('remove_export_snapshot') == 1
+    assert 'initialize_connection' not in calls
     other, other_path = _volume(backup_mgr, db)
     _restore(backup_mgr, db, backup, other)
     assert sha_of(other_path) == original
-
-
-def _temp_snapshot_id(db) -> str:
-    with db.reader() as s:
-        return s.scalar(sa.select(Snapshot.id).where(Snapshot.display_name.like('backup-snap-%')))
 
 
 def test_a_corrupt_object_fails_the_restore_to_error_restoring_with_a_message(backup_mgr,
@@ -124,8 +121,8 @@ def test_a_corrupt_object_fails_the_restore_to_error_restoring_with_a_message(ba
     volume, _path = _volume(backup_mgr, db)
     backup = _backup(backup_mgr, db, volume)
     container = tmp_path / 'backups' / backup.container
-    data = sorted(p for p in container.iterdir() if p.name[-6:].isdigit() or '-0' in p.name)
-    victim = [p for p in data if not p.name.endswith(('_metadata', '_sha256file'))][0]
+    victim = container / f'{backup.service_metadata}-00001'
+
     blob = bytearray(victim.read_bytes())
     blob[100] ^= 0xFF
     victim.write_bytes(bytes(blob))
@@ -205,8 +202,7 @@ def test_start_up_settles_what_the_host_left_in_flight(backup_mgr, db):
     target, _p2 = _volume(backup_mgr, db)
     done = _backup(backup_mgr, db, target)
     db_backups.begin_restore(db, backup_id=done.id, volume_id=target.id, values={})
-    restarted = backup_manager.BackupManager(backup_mgr.conf, host='bk1', db=db,
-                                             connector=LocalConnector())
+    restarted = backup_manager.BackupManager(backup_mgr.conf, host='bk1', db=db)
     restarted.volume_api = backup_mgr.volume_api
     restarted.init_host(CTX)
     assert db_backups.get(db, backup_id=creating.id).status == 'error'
@@ -218,8 +214,7 @@ def test_start_up_settles_what_the_host_left_in_flight(backup_mgr, db):
 
 def test_the_service_is_down_until_the_driver_check_passes(backup_mgr, db, tmp_path):
     backup_mgr.conf.set_override('backup_posix_path', '/proc/no-such/dir')
-    sick = backup_manager.BackupManager(backup_mgr.conf, host='bk1', db=db,
-                                        connector=LocalConnector())
+    sick = backup_manager.BackupManager(backup_mgr.conf, host='bk1', db=db)
     sick.init_host(CTX)
     assert not sick.is_working()
     assert sick.periodic_option('backup_driver_init_check_interval') == 60
@@ -237,4 +232,3 @@ def test_settle_is_fenced_after_a_take_over(backup_mgr, db):
     assert db_settle.settle(db, db_backups.MACHINE, row=backup, hold=hold,
                             outcome=db_settle.Outcome(action='create')) is \
         db_settle.Settled.FENCED
-    assert db_snapshots  # imported for the snapshot rows checks above
