@@ -9,7 +9,8 @@ what Cinder's temporary clone would, without a second volume row holding capacit
 
 from oslo_log import log as logging
 
-from cinderlike import exception, locks
+from cinderlike import exception, locks, messages
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import backups as db_backups
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
@@ -119,3 +120,34 @@ def remove_export_snapshot(manager, ctx, *, snapshot_id: str) -> None:
     """Undo the snapshot's export."""
     manager.require_driver()
     manager.driver.remove_export_snapshot(_snapshot_ref(manager, snapshot_id))
+
+
+def restore_new_volume(manager, ctx, *, volume, backup_id: str) -> bool:
+    """A volume created from a backup (Cinder's _create_from_backup, raw volume path):
+    the backup goes `restoring` on a live backup host, which restores it with
+    volume_is_new; when it cannot, the `restoring-backup` volume ends in `error` with a
+    user message. True when the restore was handed over.
+    """
+    try:
+        backup = db_backups.get(manager.db, backup_id=backup_id)
+        host = backup_rpcapi.choose_host(manager.conf, manager.db, host=backup.host,
+                                         availability_zone=backup.availability_zone)
+        db_backups.MACHINE.begin(manager.db, row_id=backup_id, action='restore',
+                                 values={'host': host, 'restore_volume_id': volume.id})
+        manager.backup_api.restore_backup(
+            ctx, backup_id=backup_id, volume_id=volume.id, volume_is_new=True, host=host)
+    except Exception as error:
+        LOG.exception('Volume %s: restore of backup %s could not start', volume.id, backup_id)
+        if db_volumes.MACHINE.finish(manager.db, row_id=volume.id, action='restore_backup',
+                                     error=True, status=volume_states.Status.ERROR):
+            messages.create(manager.db, ctx, conf=manager.conf,
+                            action=messages.Action.BACKUP_RESTORE,
+                            resource_type=messages.Resource.VOLUME_BACKUP,
+                            resource_uuid=backup_id,
+                            detail=messages.Detail.BACKUP_INVALID_STATE
+                            if isinstance(error, exception.InvalidBackup)
+                            else messages.Detail.BACKUP_SERVICE_DOWN, exception=error)
+        return False
+    LOG.info('Volume %s created; backup %s restores into it on %s', volume.id, backup_id,
+             host)
+    return True

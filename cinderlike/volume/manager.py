@@ -6,6 +6,7 @@ import time
 from oslo_log import log as logging
 
 from cinderlike import exception, locks, manager, notifications, rpc
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import clusters as db_clusters
@@ -51,6 +52,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self.initialized = False
         self._sleep = sleep
         self.scheduler_api = scheduler_rpcapi.SchedulerAPI(conf)
+        self.backup_api = backup_rpcapi.BackupAPI(conf)
         self._publisher = scheduler_rpcapi.CapabilityPublisher(
             self.scheduler_api, service_name='volume', host=host,
             cluster_name=self.cluster_name)

@@ -216,3 +216,55 @@ def test_admin_actions_and_records_are_for_admins(bkclient, db, brpc):
         assert fault(resp)[0] == 403
     assert brpc.backup.calls == []
     assert _delete(bkclient, backup.id, headers=user()).status_code == 202
+
+
+def _post_volume(client, body, version='3.47'):
+    return client.simulate_post('/v3/volumes', json={'volume': body}, headers=admin(version))
+
+
+def test_volume_from_a_backup_takes_its_size_and_tells_the_scheduler(bclient, db, brpc):
+    backup = add_backup(db, add_volume(db, size=2))
+    resp = _post_volume(bclient, {'backup_id': backup.id})
+    assert resp.status_code == 202
+    assert resp.json['volume']['size'] == 2
+    (method, kwargs), = brpc.scheduler.calls
+    assert (method, kwargs['request_spec']['backup_id']) == ('create_volume', backup.id)
+    # The backup stays available until the volume service hands it to a backup host.
+    assert db_backups.get(db, backup_id=backup.id).status == 'available'
+
+
+def test_volume_from_a_backup_refusals_write_nothing(bclient, db, brpc):
+    backup = add_backup(db, add_volume(db, size=2))
+    busy = add_backup(db, add_volume(db), status='creating')
+    before = len(db_volumes.get_all(db, project_id=None))
+    assert fault(_post_volume(bclient, {'backup_id': MISSING})) == (
+        404, f'Backup {MISSING} could not be found.')
+    assert fault(_post_volume(bclient, {'backup_id': busy.id})) == (
+        400, "Invalid backup: Originating backup status must be one of 'available' values")
+    assert fault(_post_volume(bclient, {'backup_id': backup.id, 'size': 1})) == (
+        400, 'Invalid input received: Volume size 1GB cannot be smaller than the backup '
+             'size 2GB. It must be >= backup size.')
+    assert len(db_volumes.get_all(db, project_id=None)) == before
+    assert brpc.scheduler.calls == []
+
+
+def test_backup_id_is_ignored_before_3_47(bclient, db, brpc):
+    backup = add_backup(db, add_volume(db, size=2))
+    resp = _post_volume(bclient, {'backup_id': backup.id, 'size': 1}, version='3.46')
+    assert resp.status_code == 202
+    assert brpc.scheduler.calls[0][1]['request_spec']['backup_id'] is None
+
+
+def test_restore_to_a_new_volume_creates_it_from_the_backup(bclient, db, brpc):
+    backup = add_backup(db, add_volume(db, size=2))
+    resp = _restore(bclient, backup.id, {'restore': {}})
+    assert resp.status_code == 202
+    shown = resp.json['restore']
+    assert (shown['backup_id'], shown['volume_name']) == (backup.id,
+                                                          f'restore_backup_{backup.id}')
+    volume = db_volumes.get(db, volume_id=shown['volume_id'])
+    assert (volume.size, volume.display_description) == (
+        2, 'auto-created_from_restore_from_backup')
+    assert brpc.scheduler.calls[0][1]['request_spec']['backup_id'] == backup.id
+    named = _restore(bclient, backup.id, {'restore': {'name': 'mine'}})
+    assert named.json['restore']['volume_name'] == 'mine'

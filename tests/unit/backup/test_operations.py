@@ -232,3 +232,46 @@ def test_settle_is_fenced_after_a_take_over(backup_mgr, db):
     assert db_settle.settle(db, db_backups.MACHINE, row=backup, hold=hold,
                             outcome=db_settle.Outcome(action='create')) is \
         db_settle.Settled.FENCED
+
+
+class _DirectBackupAPI:
+    """The volume service's BackupAPI, casting straight into the backup manager."""
+
+    def __init__(self, backup_manager):
+        self._manager = backup_manager
+
+    def restore_backup(self, ctx, *, host, **kwargs):
+        self._manager.restore_backup(ctx, **kwargs)
+
+
+def test_a_volume_created_from_a_backup_holds_its_data(backup_mgr, db):
+    volume, path = _volume(backup_mgr, db)
+    original = sha_of(path)
+    backup = _backup(backup_mgr, db, volume)
+    volume_mgr = backup_mgr.volume_api._manager
+    volume_mgr.backup_api = _DirectBackupAPI(backup_mgr)
+    new = add_volume(db, size=1)
+    volume_mgr.create_volume(CTX, volume_id=new.id, request_spec={'backup_id': backup.id},
+                             filter_properties={})
+    created = row(db, new.id)
+    assert (created.status, created.launched_at is not None) == ('available', True)
+    # The new volume is a full 1 GiB file; the backup holds the first 16 MiB of its source.
+    with open(created.provider_location, 'rb') as data:
+        head = data.read(SIZE)
+    with open(path, 'rb') as source:
+        assert head == source.read(SIZE)
+    assert sha_of(path) == original
+    assert db_backups.get(db, backup_id=backup.id).status == 'available'
+
+
+def test_a_volume_from_a_backup_that_moved_on_ends_in_error(backup_mgr, db):
+    volume, _path = _volume(backup_mgr, db)
+    backup = _backup(backup_mgr, db, volume)
+    db_backups.MACHINE.begin(db, row_id=backup.id, action='delete')
+    volume_mgr = backup_mgr.volume_api._manager
+    volume_mgr.backup_api = _DirectBackupAPI(backup_mgr)
+    new = add_volume(db, size=1)
+    volume_mgr.create_volume(CTX, volume_id=new.id, request_spec={'backup_id': backup.id},
+                             filter_properties={})
+    assert row(db, new.id).status == 'error'
+    assert 'VOLUME_VOLUME_BACKUP_015_017' in event_ids(db)
