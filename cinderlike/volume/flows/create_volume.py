@@ -196,9 +196,9 @@ class CreateVolumeOnFinish(task.Task):
         # NOTE(cinder): as Cinder, the volume names the service that made it (3.48's
         # service_uuid; shared_targets keeps its default, true, as no driver reports it).
         from_backup = volume_spec['type'] == 'backup'
-        values = dict(model_update, service_uuid=manager.service_uuid)
-        if not from_backup:
-            values['launched_at'] = utcnow()
+        # NOTE(launched_at): also for a volume from a backup: the backend made it, so it
+        # holds its capacity claim from now on (db/pools.py holds_claim).
+        values = dict(model_update, service_uuid=manager.service_uuid, launched_at=utcnow())
         done = db_settle.Outcome(action='create', values=values,
                                  status=Status.RESTORING_BACKUP if from_backup else None)
         if db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
