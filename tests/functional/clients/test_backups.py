@@ -181,7 +181,7 @@ def test_openstacksdk_backup_restore_delete(stack, name):
                     until=lambda b: b.status == 'available', what='the backup')
     assert (backup.name, backup.size, backup.volume_id) == (f'{name}-b', 1, volume.id)
     assert backup.id in [b.id for b in bs.backups(details=True)]
-    bs.restore_backup(backup, volume_id=volume.id)
+    bs.restore_backup(backup, volume=volume.id)
     settle(lambda: bs.get_volume(volume.id), until=lambda v: v.status == 'available',
            what='the restored volume')
     bs.delete_backup(backup)

@@ -10,6 +10,7 @@ imported into a fresh deployment, and kill -9 of the backup daemon mid-backup an
 mid-restore leaves nothing behind once it restarts.
 """
 
+import datetime
 import hashlib
 import os
 import pathlib
@@ -279,9 +280,16 @@ def _kill_backup_daemon_when(stack, condition, what):
 
 
 def _restart_backup_daemon(stack):
+    """Start the backup daemon again; return once it heartbeated (its row's updated_at is
+    after the restart), so the scheduler sees it up rather than the row of the dead one."""
+    restarted = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     stack.start('backup')
-    wait_for(lambda: stack.services().get(('cinder-backup', stack.host), {}).get('state')
-             == 'up', timeout=STARTUP, what='the backup service to be up again')
+
+    def beating():
+        row = stack.services().get(('cinder-backup', stack.host), {})
+        return row.get('state') == 'up' and row.get('updated_at') and \
+            datetime.datetime.fromisoformat(row['updated_at']) > restarted
+    wait_for(beating, timeout=STARTUP, what='the restarted backup service to heartbeat')
 
 
 def test_kill_9_mid_backup_and_mid_restore_leaves_nothing_behind(stack):
