@@ -134,6 +134,11 @@ class BackupManager(manager.Manager):
         """Cast from the API: admin reset-state."""
         records.reset_status(self, context, backup_id=backup_id, status=status)
 
+    def do_cleanup(self, context, *, cleanup_request):
+        """Cast from the scheduler (POST /workers/cleanup): settle the selected rows."""
+        self.require_driver()
+        recovery.do_cleanup(self, context, cleanup_request)
+
     def check_support_to_force_delete(self, context):
         """Call from the API: whether the driver deletes backups in any status."""
         # NOTE(cinder): chunked drivers find a backup's objects by prefix whatever its

@@ -1,5 +1,6 @@
 """cinderlike-backup: settle what this host left in flight when it stopped (Cinder's
-_cleanup_incomplete_backup_operations), at start-up.
+_cleanup_incomplete_backup_operations), at start-up, and on POST /workers/cleanup the
+workers rows of this service or of a down backup service.
 
 Each backup of this host left `creating`, `restoring` or `deleting` is first held (its
 workers row taken, bumping the epoch, so a late write of the run that died is refused):
@@ -8,12 +9,15 @@ removed, a restore leaves the backup available and the volume `error_restoring`,
 runs again.
 """
 
+import datetime
+
 from oslo_log import log as logging
 
 from cinderlike.backup import create, delete
 from cinderlike.db import backups as db_backups
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.states import backups as states
 
 LOG = logging.getLogger(__name__)
@@ -41,6 +45,13 @@ def _restoring(manager, ctx, backup, hold) -> None:
 
 
 def _deleting(manager, ctx, backup, hold) -> None:
+    if backup.host not in (None, manager.host):
+        # NOTE(posix): another host's objects may be out of our reach: the backup goes
+        # to `error`, so its owner (or an operator) deletes it again.
+        db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
+                         outcome=db_settle.Outcome(action='delete', error=True,
+                                                   values={'fail_reason': INTERRUPTED}))
+        return
     # NOTE(resume): delete_backup takes the row again (a new epoch) and settles it.
     delete.delete_backup(manager, ctx, backup_id=backup.id)
 
@@ -65,3 +76,28 @@ def cleanup(manager, ctx) -> int:
         settled += 1
     return settled
 
+
+def do_cleanup(manager, ctx, request: dict) -> int:
+    """POST /workers/cleanup: take over and settle the selected workers rows of backups
+    (of *request*'s service_ids, taken before its `until`); how many were settled."""
+    if request.get('resource_type') not in (None, db_backups.MACHINE.name):
+        return 0
+    until = request.get('until')
+    rows = db_workers.get_all(manager.db, service_ids=request.get('service_ids'),
+                              resource_type=db_backups.MACHINE.name,
+                              resource_id=request.get('resource_id'),
+                              until=datetime.datetime.fromisoformat(until) if until else None)
+    settled = 0
+    for row in rows:
+        hold = db_workers.take_over(manager.db, worker=row, service_id=manager.service_id)
+        if hold is None:
+            continue
+        backup = db_backups.get_any(manager.db, backup_id=row.resource_id)
+        if backup is None or backup.deleted or backup.status != row.status:
+            db_workers.finish(manager.db, hold=hold)
+            continue
+        LOG.warning('Backup %s: %s interrupted on service %s; settling it', backup.id,
+                    backup.status, row.service_id)
+        _SETTLERS[backup.status](manager, ctx, backup, hold)
+        settled += 1
+    return settled

@@ -9,7 +9,7 @@ import random
 from cinderlike import exception, rpc
 from cinderlike.db import services as db_services
 
-RPC_API_VERSION = '1.1'
+RPC_API_VERSION = '1.2'
 
 
 def live_hosts(conf, db, *, availability_zone: str | None = None) -> list[str]:
@@ -45,6 +45,8 @@ class BackupAPI:
         1.1 - create_backup, restore_backup (volume_is_new), delete_backup, reset_status,
               import_record (the remaining backup_hosts to forward to), export_record
               (call), check_support_to_force_delete (call)
+        1.2 - do_cleanup (POST /workers/cleanup: settle the selected workers rows, of this
+              service or of a down one)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -93,3 +95,9 @@ class BackupAPI:
     def check_support_to_force_delete(self, ctxt, *, host: str) -> bool:
         """Whether *host*'s driver can delete a backup in any status (a call)."""
         return self._to(host).call(ctxt, 'check_support_to_force_delete')
+
+    def do_cleanup(self, ctxt, *, cleanup_request: dict, host: str):
+        """Settle the backups rows a workers cleanup selected (this host's or a down
+        backup service's)."""
+        self.client.prepare(server=host, version='1.2').cast(
+            ctxt, 'do_cleanup', cleanup_request=cleanup_request)

@@ -204,7 +204,8 @@ class SchedulerManager(manager.Manager):
         service's cluster or host; (cleaning, unavailable) as service dicts."""
         cleaning, unavailable = cleanup.distribute(
             self.db, conf=self.conf, request=cleanup_request, volume_api=self.volume_api,
-            scheduler_api=rpcapi.SchedulerAPI(self.conf), ctx=context)
+            scheduler_api=rpcapi.SchedulerAPI(self.conf), backup_api=self.backup_api,
+            ctx=context)
         return [cleanup.describe(s) for s in cleaning], [cleanup.describe(s) for s in unavailable]
 
     def do_cleanup(self, context, *, cleanup_request):

@@ -11,8 +11,10 @@ from oslo_messaging.notify import _impl_test
 from cinderlike import context
 from cinderlike.backup import manager as backup_manager
 from cinderlike.db import backups as db_backups
+from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import Backup, Snapshot, Worker
 from tests.unit.backup.conftest import sha_of, write_pattern
 from tests.unit.volume.conftest import add_volume, event_ids, row
@@ -275,3 +277,26 @@ def test_a_volume_from_a_backup_that_moved_on_ends_in_error(backup_mgr, db):
                              filter_properties={})
     assert row(db, new.id).status == 'error'
     assert 'VOLUME_VOLUME_BACKUP_015_017' in event_ids(db)
+
+
+def test_workers_cleanup_settles_a_down_backup_services_rows(backup_mgr, db):
+    volume, _path = _volume(backup_mgr, db, status='in-use')
+    creating = db_backups.create(db, metadata=None, source_action='backup_in_use',
+                                 reserve=lambda s: [], values={
+                                     'volume_id': volume.id, 'project_id': 'p1', 'size': 1,
+                                     'host': 'bk-dead'})
+    target, _p2 = _volume(backup_mgr, db)
+    done = _backup(backup_mgr, db, target)
+    db_backups.begin_restore(db, backup_id=done.id, volume_id=target.id, values={})
+    dead = db_services.register(db, host='bk-dead', binary='cinder-backup',
+                                topic='cinder-backup', availability_zone='nova')
+    for backup_id, status in ((creating.id, 'creating'), (done.id, 'restoring')):
+        db_workers.begin(db, resource_type='Backup', resource_id=backup_id, status=status,
+                         service_id=dead.id)
+    backup_mgr.do_cleanup(CTX, cleanup_request={'service_ids': [dead.id], 'until': None,
+                                                'resource_type': None, 'resource_id': None})
+    assert db_backups.get(db, backup_id=creating.id).status == 'error'
+    assert row(db, volume.id).status == 'in-use'
+    assert db_backups.get(db, backup_id=done.id).status == 'available'
+    assert row(db, target.id).status == 'error_restoring'
+    assert _no_workers(db)
