@@ -30,15 +30,15 @@ class _Step(Exception):
         self.detail, self.error = detail, error
 
 
-def _progress(manager, ctx, backup):
+def progress_reporter(manager, ctx, backup, *, clock=time.monotonic):
     """progress(done, total) for the driver: `backup.createprogress` at most every
     `backup_timer_interval` seconds (Cinder's progress timer)."""
-    last = [time.monotonic()]
+    last = [clock()]
 
     def report(done, total):
         if not manager.conf.backup_enable_progress_timer:
             return
-        now = time.monotonic()
+        now = clock()
         if now - last[0] < manager.conf.backup_timer_interval:
             return
         last[0] = now
@@ -59,7 +59,7 @@ def _run(manager, ctx, backup, volume) -> dict:
         with device.opened(manager, ctx, volume=volume, device=found,
                            writable=False) as volume_file:
             return manager.driver.backup(refs.ref_of(manager.db, backup), volume_file,
-                                         progress=_progress(manager, ctx, backup))
+                                         progress=progress_reporter(manager, ctx, backup))
     except Exception as error:
         raise _Step(D.BACKUP_CREATE_DRIVER_ERROR, error) from error
 

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from oslo_messaging.notify import _impl_test
 
 from cinderlike import context
+from cinderlike.backup import create
 from cinderlike.backup import manager as backup_manager
 from cinderlike.db import backups as db_backups
 from cinderlike.db import services as db_services
@@ -300,3 +301,21 @@ def test_workers_cleanup_settles_a_down_backup_services_rows(backup_mgr, db):
     assert db_backups.get(db, backup_id=done.id).status == 'available'
     assert row(db, target.id).status == 'error_restoring'
     assert _no_workers(db)
+
+
+def test_createprogress_at_most_every_backup_timer_interval(backup_mgr, db):
+    volume, _path = _volume(backup_mgr, db)
+    backup = _backup(backup_mgr, db, volume)
+    backup_mgr.conf.set_override('backup_timer_interval', 10)
+    ticks = iter([0, 4, 11, 15, 22])
+    report = create.progress_reporter(backup_mgr, CTX, backup, clock=lambda: next(ticks))
+    _impl_test.reset()
+    for done in (1, 2, 3, 4):
+        report(done * 25, 100)
+    sent = [(n[1]['event_type'], n[1]['payload']['progress'])
+            for n in _impl_test.NOTIFICATIONS]
+    assert sent == [('backup.createprogress', 50.0), ('backup.createprogress', 100.0)]
+    backup_mgr.conf.set_override('backup_enable_progress_timer', False)
+    _impl_test.reset()
+    create.progress_reporter(backup_mgr, CTX, backup, clock=lambda: 100)(1, 2)
+    assert _impl_test.NOTIFICATIONS == []
