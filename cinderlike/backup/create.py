@@ -30,18 +30,34 @@ class _Step(Exception):
         self.detail, self.error = detail, error
 
 
+# Seconds between two reads of a running backup's status (a force delete cancels it).
+CANCEL_CHECK_INTERVAL = 1.0
+
+
+class BackupCancelled(Exception):
+    """The backup left `creating` while it ran (a force delete): the driver stops."""
+
+
 def progress_reporter(manager, ctx, backup, *, clock=time.monotonic):
     """progress(done, total) for the driver: `backup.createprogress` at most every
-    `backup_timer_interval` seconds (Cinder's progress timer)."""
-    last = [clock()]
+    `backup_timer_interval` seconds (Cinder's progress timer), and, at most every
+    CANCEL_CHECK_INTERVAL, BackupCancelled once the backup left `creating` (Cinder's
+    chunk loop re-reads the status)."""
+    start = clock()
+    # The first report checks at once; later ones at most every CANCEL_CHECK_INTERVAL.
+    last = {'notified': start, 'checked': start - CANCEL_CHECK_INTERVAL}
 
     def report(done, total):
+        now = clock()
+        if now - last['checked'] >= CANCEL_CHECK_INTERVAL:
+            last['checked'] = now
+            if db_backups.status_of(manager.db, backup_id=backup.id) != S.CREATING:
+                raise BackupCancelled(f'backup {backup.id} left creating')
         if not manager.conf.backup_enable_progress_timer:
             return
-        now = clock()
-        if now - last[0] < manager.conf.backup_timer_interval:
+        if now - last['notified'] < manager.conf.backup_timer_interval:
             return
-        last[0] = now
+        last['notified'] = now
         manager.notifier.info(ctx, backup, 'createprogress', backup_size=total,
                               progress=round(100.0 * done / total, 1) if total else 100.0)
     return report
@@ -76,12 +92,17 @@ def remove_temporary(manager, ctx, backup, volume) -> None:
 
 
 def settle(manager, backup, hold, outcome) -> db_settle.Settled:
-    """The backup's outcome and its source back where it was, in one transaction; the
-    source is released too when the backup moved on (reset, force delete)."""
+    """The backup's outcome and its source back where it was, in one transaction.
+
+    The source is released too when the backup moved on (reset, force delete), also when
+    a force delete took its workers row over (fenced, no longer `creating`); only a
+    take-over of a backup still `creating` leaves the source to the new owner.
+    """
     with manager.db.writer() as s:
         settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
                                    outcome=outcome, session=s)
-        if settled is not db_settle.Settled.FENCED:
+        if settled is not db_settle.Settled.FENCED or db_backups.status_of(
+                manager.db, backup_id=backup.id, session=s) != S.CREATING:
             db_backups.release_source(manager.db, backup=backup, session=s)
     return settled
 
@@ -109,6 +130,9 @@ def create_backup(manager, ctx, *, backup_id: str) -> bool:
         outcome = db_settle.Outcome(action='create', error=True,
                                     values={'fail_reason': str(failure)[:255]})
     settled = settle(manager, backup, hold, outcome)
+    if failure is not None and isinstance(failure.error, BackupCancelled):
+        LOG.info('Backup %s cancelled: it left creating while it ran', backup_id)
+        return False
     if failure is not None and settled is not db_settle.Settled.FENCED:
         refs.message(manager, ctx, backup_id, messages.Action.BACKUP_CREATE, failure.detail,
                      failure.error)

@@ -228,9 +228,9 @@ def set_values(db, *, backup_id: str, values: dict, expected: str | None,
         return bool(conditional.update(s, Backup, values=values, where=where))
 
 
-def status_of(db, *, backup_id: str) -> str | None:
+def status_of(db, *, backup_id: str, session=None) -> str | None:
     """The backup's status now (None once it is gone): a running backup re-reads it."""
-    with db.reader() as s:
+    with db.reader(session) as s:
         return s.scalar(sa.select(Backup.status).where(*MACHINE.live(backup_id)))
 
 

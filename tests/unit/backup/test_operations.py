@@ -305,7 +305,8 @@ def test_workers_cleanup_settles_a_down_backup_services_rows(backup_mgr, db):
 
 def test_createprogress_at_most_every_backup_timer_interval(backup_mgr, db):
     volume, _path = _volume(backup_mgr, db)
-    backup = _backup(backup_mgr, db, volume)
+    backup = db_backups.create(db, metadata=None, source_action='backup', reserve=lambda s: [],
+                               values={'volume_id': volume.id, 'project_id': 'p1', 'size': 1})
     backup_mgr.conf.set_override('backup_timer_interval', 10)
     ticks = iter([0, 4, 11, 15, 22])
     report = create.progress_reporter(backup_mgr, CTX, backup, clock=lambda: next(ticks))
@@ -319,3 +320,24 @@ def test_createprogress_at_most_every_backup_timer_interval(backup_mgr, db):
     _impl_test.reset()
     create.progress_reporter(backup_mgr, CTX, backup, clock=lambda: 100)(1, 2)
     assert _impl_test.NOTIFICATIONS == []
+
+
+def test_a_force_delete_cancels_a_running_backup_and_frees_its_volume(backup_mgr, db,
+                                                                       tmp_path):
+    volume, _path = _volume(backup_mgr, db, status='in-use')
+    real_backup = backup_mgr.driver.backup
+
+    def force_deleted_meanwhile(ref, volume_file, *, volume_meta=None, progress=None):
+        db_backups.MACHINE.begin(db, row_id=ref.id, action='force_delete')
+        # the delete's cast takes the workers row over, as on a live host
+        backup_mgr.hold(db_backups.MACHINE, row_id=ref.id, status='deleting')
+        return real_backup(ref, volume_file, volume_meta=volume_meta, progress=progress)
+    backup_mgr.driver.backup = force_deleted_meanwhile
+    backup = _backup(backup_mgr, db, volume, force=True)
+    assert backup.status == 'deleting'
+    assert row(db, volume.id).status == 'in-use'
+    # The driver stopped at its first progress report and removed what it wrote.
+    assert not list((tmp_path / 'backups').rglob(f'*_backup_{backup.id}*'))
+    assert 'VOLUME_VOLUME_BACKUP_013_020' not in event_ids(db)
+    backup_mgr.delete_backup(CTX, backup_id=backup.id)
+    assert db_backups.get_any(db, backup_id=backup.id).deleted
