@@ -112,8 +112,12 @@ def create_backup(manager, ctx, *, backup_id: str) -> bool:
     backup, hold = manager.hold(db_backups.MACHINE, row_id=backup_id, status=S.CREATING)
     if hold is None:
         return False
+    # NOTE(cinder): the backup names the driver of the host that makes it, and its zone
+    # unless the request named one.
     db_backups.set_values(manager.db, backup_id=backup_id, expected=S.CREATING,
-                          values={'service': manager.driver_name})
+                          values={'service': manager.driver_name,
+                                  'availability_zone': backup.availability_zone
+                                  or manager.availability_zone})
     manager.notifier.info(ctx, backup, 'create.start')
     volume = db_volumes.get_any(manager.db, volume_id=backup.volume_id)
     failure = None
