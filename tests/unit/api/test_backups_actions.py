@@ -268,3 +268,13 @@ def test_restore_to_a_new_volume_creates_it_from_the_backup(bclient, db, brpc):
     assert brpc.scheduler.calls[0][1]['request_spec']['backup_id'] == backup.id
     named = _restore(bclient, backup.id, {'restore': {'name': 'mine'}})
     assert named.json['restore']['volume_name'] == 'mine'
+
+
+@pytest.mark.parametrize('status', ['backing-up', 'restoring-backup'])
+def test_a_volume_being_backed_up_or_restored_is_not_deleted(bclient, db, status):
+    volume = add_volume(db, status=status)
+    resp = bclient.simulate_delete(f'/v3/volumes/{volume.id}', headers=admin())
+    code, message = fault(resp)
+    assert code == 400 and message.startswith('Invalid volume: Volume status must be '
+                                              'available or error')
+    assert db_volumes.get(db, volume_id=volume.id).status == status
