@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 
-from tests.fixtures import services, tgt
+from tests.fixtures import services, swift, tgt
 
 warnings.filterwarnings('ignore', module='eventlet')
 warnings.filterwarnings('ignore', message='.*[Ee]ventlet.*')
@@ -15,6 +15,7 @@ NOT_INSTALLED = {
     'qemu_img': 'qemu-img not installed (apt-get install qemu-utils)',
     'tgt': 'tgt, qemu-block-extra or libiscsi-bin not installed '
            '(apt-get install tgt qemu-utils qemu-block-extra libiscsi-bin)',
+    'swift': f'OpenStack Swift not installed (apt-get install {" ".join(swift.PACKAGES)})',
 }
 
 
@@ -34,6 +35,8 @@ def pytest_collection_modifyitems(config, items):
     # The iSCSI export tests start their own tgtd (Debian's tgt, qemu-block-extra,
     # libiscsi-bin).
     available['tgt'] = not tgt.missing()
+    # The Swift backup tests start their own Swift (Debian's swift packages, memcached).
+    available['swift'] = not swift.missing()
     keep, dropped = [], []
     for item in items:
         missing = [k for k in available if item.get_closest_marker(k) and not available[k]]

@@ -1,15 +1,15 @@
 """Run pytest for make and tox; "no tests ran" passes only when real-service tests were set aside.
 
 pytest exits 5 when nothing is left to run. That is a real failure (a wrong path, a broken
-collection) except when every selected test needs a PostgreSQL, MariaDB, RabbitMQ, Redis or
-tgtd this machine lacks: tests/conftest.py deselects those and lists them in the summary.
+collection) except when every selected test needs a PostgreSQL, MariaDB, RabbitMQ, Redis,
+tgtd or Swift this machine lacks: tests/conftest.py deselects those and lists them in the summary.
 """
 
 import sys
 
 import pytest
 
-REAL_SERVICE_MARKERS = ('postgresql', 'mysql', 'rabbit', 'redis', 'tgt')
+REAL_SERVICE_MARKERS = ('postgresql', 'mysql', 'rabbit', 'redis', 'tgt', 'swift')
 
 
 class _RealServiceDeselections:

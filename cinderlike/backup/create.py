@@ -53,7 +53,7 @@ def progress_reporter(manager, ctx, backup, *, clock=time.monotonic):
             last['checked'] = now
             if db_backups.status_of(manager.db, backup_id=backup.id) != S.CREATING:
                 raise BackupCancelled(f'backup {backup.id} left creating')
-        if not manager.conf.backup_enable_progress_timer:
+        if not manager.driver.enable_progress_timer:
             return
         if now - last['notified'] < manager.conf.backup_timer_interval:
             return

@@ -8,7 +8,7 @@ from cinderlike import connector as host_connector
 from cinderlike import exception, manager, notifications, rpc
 from cinderlike.backup import create, delete, records, recovery, restore, rpcapi
 from cinderlike.db import services as db_services
-from cinderlike.drivers.backup import base, chunked
+from cinderlike.drivers.backup import base
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from cinderlike.volume import rpcapi as volume_rpcapi
@@ -141,6 +141,4 @@ class BackupManager(manager.Manager):
 
     def check_support_to_force_delete(self, context):
         """Call from the API: whether the driver deletes backups in any status."""
-        # NOTE(cinder): chunked drivers find a backup's objects by prefix whatever its
-        # status, so they delete any backup (Cinder's support_force_delete).
-        return isinstance(self.driver, chunked.ChunkedBackupDriver)
+        return self.driver.SUPPORTS_FORCE_DELETE

@@ -1,11 +1,11 @@
 """Entry point for oslo-config-generator: every option cinderlike declares, by group."""
 
 from cinderlike import conf as conf_pkg
-from cinderlike.drivers.backup import posix
+from cinderlike.drivers.backup import posix, swift
 
 # Backup driver options live in their driver module and sit in [DEFAULT], as in Cinder; the
 # backup manager registers the configured driver's own.
-BACKUP_DRIVERS = (posix,)
+BACKUP_DRIVERS = (posix, swift)
 
 
 def list_opts():

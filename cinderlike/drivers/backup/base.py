@@ -10,6 +10,9 @@ against the brief keep working):
 - `restore()` takes `progress=None` like `backup()`: progress(done_bytes, total_bytes) after
   each piece written. Either callback may raise (a cancelled backup or restore): the driver
   stops, a backup removes the objects it wrote, and the exception propagates.
+- `SUPPORTS_FORCE_DELETE` (Cinder's support_force_delete, for os-force_delete and the
+  check_support_to_force_delete RPC) and `enable_progress_timer` (Cinder's per-driver
+  backup_enable_progress_timer / backup_swift_enable_progress_timer) for the manager.
 """
 
 import abc
@@ -62,10 +65,17 @@ class BackupDriver(abc.ABC):
 
     # Options of this driver, registered into [DEFAULT] by the manager (Cinder's places).
     DRIVER_OPTS: list = []
+    # A backup being written may be deleted (the manager cancels it through `progress`).
+    SUPPORTS_FORCE_DELETE = False
 
     def __init__(self, conf, *, context=None):
         self.conf = conf
         self.context = context
+
+    @property
+    def enable_progress_timer(self) -> bool:
+        """Whether the manager sends backup.createprogress every backup_timer_interval."""
+        return self.conf.backup_enable_progress_timer
 
     def check_for_setup_error(self) -> None:
         """Raise BackupDriverException when the target is unusable; the service waits."""

@@ -53,7 +53,11 @@ class _Collect:
     """The writer zstandard's stream_writer hands decompressed pieces to."""
 
     def __init__(self, emit):
-        self.write = lambda data: emit(bytes(data)) or len(data)
+        self._emit = emit
+
+    def write(self, data) -> int:
+        self._emit(bytes(data))
+        return len(data)
 
 
 class Decompressor:

@@ -43,6 +43,12 @@ class _FileWriter:
         self._file.flush()
         os.fsync(self._file.fileno())
         self._file.close()
+        # NOTE(durability): the new name is on disk only once its directory is synced too.
+        directory = os.open(os.path.dirname(self.path), os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
 
     def abort(self):
         self._file.close()

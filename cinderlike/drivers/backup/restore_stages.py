@@ -1,5 +1,5 @@
-"""The stages of a restore (cinderlike-backup): read objects → decompress → check sha256s →
-check md5; the driver writes only bytes that passed.
+"""The stages of a restore (cinderlike-backup): read objects → decompress → check sha256s;
+the driver writes only bytes that passed.
 
 Events between stages are tuples:
 - ('begin', layer, name, entry): object `name` of chain `layer` (0: the full backup) starts;
@@ -9,7 +9,9 @@ Events between stages are tuples:
 - ('end',): the open object is complete and checked.
 
 Every block is compared with the backup's own sha256file before it moves on, so a damaged
-object is refused before any of its bad bytes reaches the volume.
+object is refused before any of its bad bytes reaches the volume. NOTE(md5): the objects'
+md5 (Cinder's, of the same bytes) is not checked as well: the per-block sha256 is the
+stronger check, and the md5 would cost a third of a restore's CPU.
 """
 
 import hashlib
@@ -80,10 +82,15 @@ class CheckSha256:
             self._pending = bytearray()
             emit(item)
         elif kind == 'data':
-            self._pending += item[1]
-            if len(self._pending) > self._left:
+            data = item[1]
+            if len(self._pending) + len(data) > self._left:
                 raise Corrupt(f'object {self._name} holds more than its {self._length} '
                               'bytes')
+            if not self._pending and len(data) % self._block == 0:
+                # NOTE(copies): decompressed pieces are whole blocks; check them in place.
+                self._check(data, emit)
+                return
+            self._pending += data
             whole = len(self._pending) - len(self._pending) % self._block
             if whole:
                 self._release(whole, emit)
@@ -98,7 +105,10 @@ class CheckSha256:
     def _release(self, size: int, emit):
         data = bytes(self._pending[:size])
         del self._pending[:size]
-        view, block = memoryview(data), self._block
+        self._check(data, emit)
+
+    def _check(self, data: bytes, emit):
+        size, view, block = len(data), memoryview(data), self._block
         for start in range(0, size, block):
             index = (self._offset + start) // block
             want = self._digests[index * records.DIGEST_SIZE:(index + 1) * records.DIGEST_SIZE]
@@ -109,20 +119,3 @@ class CheckSha256:
         self._offset += size
         self._left -= size
 
-
-class CheckMd5:
-    """Cinder's md5 of each object's bytes, checked when the object ends."""
-
-    __name__ = 'md5'
-
-    def __call__(self, item, emit):
-        kind = item[0]
-        if kind == 'begin':
-            self._name, self._want = item[2], item[3].get('md5')
-            self._md5 = hashlib.md5(usedforsecurity=False)
-        elif kind == 'data':
-            self._md5.update(item[2])
-        elif self._want is not None and self._md5.hexdigest() != self._want:
-            raise Corrupt(f'object {self._name}: md5 {self._md5.hexdigest()} is not the '
-                          f'{self._want} of its metadata')
-        emit(item)
