@@ -33,7 +33,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 venv: $(STAMP)
 
 # cinderlike-all defaults to noauth on 127.0.0.1:8776, SQLite under --state_path, the in-process
-# transport and one fake backend; RUN_ARGS='--config-file my.conf' overrides any of it.
+# transport and one file backend (over iSCSI through a private tgtd when tgt is installed, else
+# the local connection); RUN_ARGS='--config-file my.conf' overrides any of it.
 run: $(STAMP)
 	exec $(BIN)/cinderlike-all --state_path $(STATE_DIR) $(RUN_ARGS)
 

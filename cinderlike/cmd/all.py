@@ -1,12 +1,18 @@
-"""cinderlike-all: API, scheduler, volume (fake driver) and backup in one process.
+"""cinderlike-all: API, scheduler, volume and backup in one process.
 
 The embedded default behind `make run`: SQLite under `state_path`, oslo.messaging's in-process
-fake:// transport shared by every service, noauth on 127.0.0.1:8776 unless configured.
+fake:// transport shared by every service, noauth on 127.0.0.1:8776, and one `file` backend
+holding its volumes under `state_path`, unless configured. Its volumes are exported through a
+private tgtd (`target_helper = tgtadm`, portal 127.0.0.1:3260) when one can be started, else
+through the local connection (`target_helper = fake`, os-brick's local connector).
 """
 
 import os
+import shutil
 import signal
+import socket
 import socketserver
+import subprocess
 import sys
 import threading
 from wsgiref import simple_server
@@ -19,15 +25,20 @@ from cinderlike import conf as cl_conf
 from cinderlike import rpc, service
 from cinderlike.api.app import create_app
 from cinderlike.backup import manager as backup_manager
+from cinderlike.cmd import tgtd as tgtd_cmd
 from cinderlike.cmd import volume as volume_cmd
 from cinderlike.conf import default as default_conf
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import engine, migration
+from cinderlike.drivers.volume import file
 from cinderlike.scheduler import manager as scheduler_manager
 
 LOG = logging.getLogger(__name__)
 
-FAKE_BACKEND = 'fake'
+EMBEDDED_BACKEND = 'file'
+# NOTE(portal): a fixed portal, because an attachment's connection info (provider_location)
+# names it and must still hold after a restart of cinderlike-all.
+PORTAL_PORT = 3260
 
 
 def _parse(argv):
@@ -41,15 +52,83 @@ def _parse(argv):
     conf.set_default('transport_url', 'fake://')
     conf.set_default('auth_strategy', 'noauth')
     conf.set_default('osapi_volume_listen', '127.0.0.1')
-    conf.set_default('enabled_backends', [FAKE_BACKEND])
+    conf.set_default('enabled_backends', [EMBEDDED_BACKEND])
     # NOTE(backup): backups work out of the box: posix under $state_path/backup.
     conf.set_default('backup_driver', 'posix')
     conf(argv, project='cinderlike')
-    if conf.enabled_backends == [FAKE_BACKEND]:
-        volume_conf.register_backend(conf, FAKE_BACKEND)
-        conf.set_default('volume_driver', 'fake', group=FAKE_BACKEND)
-        conf.set_default('volume_backend_name', FAKE_BACKEND, group=FAKE_BACKEND)
+    if conf.enabled_backends == [EMBEDDED_BACKEND]:
+        volume_conf.register_backend(conf, EMBEDDED_BACKEND, file.DRIVER_OPTS)
+        # NOTE(qemu-img): the file driver needs it; without it the backend keeps no data.
+        driver = 'file' if shutil.which('qemu-img') else 'fake'
+        conf.set_default('volume_driver', driver, group=EMBEDDED_BACKEND)
+        conf.set_default('volume_backend_name', EMBEDDED_BACKEND, group=EMBEDDED_BACKEND)
     return conf
+
+
+def _embedded_file_backend(conf) -> bool:
+    """The embedded backend with the file driver, its export left to cinderlike-all."""
+    if conf.enabled_backends != [EMBEDDED_BACKEND]:
+        return False
+    backend = conf[EMBEDDED_BACKEND]
+    chosen = conf.get_location('target_helper', EMBEDDED_BACKEND)
+    return backend.volume_driver == 'file' and not chosen.location.is_user_controlled
+
+
+def _port_taken(port: int) -> bool:
+    try:
+        socket.create_connection((tgtd_cmd.LISTEN_HOST, port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def _start_tgtd(conf):
+    """A private tgtd for the embedded backend, or (None, why not)."""
+    if shutil.which('tgtd') is None or shutil.which('tgt-admin') is None:
+        return None, 'tgtd or tgt-admin is not installed (Debian: apt-get install tgt)'
+    if _port_taken(PORTAL_PORT):
+        return None, f'port {PORTAL_PORT} of {tgtd_cmd.LISTEN_HOST} is in use'
+    daemon = tgtd_cmd.Tgtd(os.path.join(conf.state_path, 'tgtd.log'), portal_port=PORTAL_PORT)
+    try:
+        daemon.start()
+    except (RuntimeError, OSError) as exc:
+        return None, str(exc)
+    return daemon, None
+
+
+def _choose_export(conf):
+    """Export the embedded backend through a private tgtd, else the local connection.
+
+    :returns: the tgtd started (stopped by the caller), and a line saying what was chosen.
+    """
+    if not _embedded_file_backend(conf):
+        if conf.enabled_backends == [EMBEDDED_BACKEND] and shutil.which('qemu-img') is None:
+            return None, (f'backend {EMBEDDED_BACKEND}: the in-memory fake driver, volumes '
+                          'hold no data (qemu-img is not installed; Debian: apt-get install '
+                          'qemu-utils)')
+        return None, f'backends {", ".join(conf.enabled_backends)} as configured'
+    backend = conf[EMBEDDED_BACKEND]
+    where = backend.file_volume_directory
+    daemon, why_not = _start_tgtd(conf)
+    if daemon is None:
+        return None, (f'backend {EMBEDDED_BACKEND}: volumes in {where}, attached through the '
+                      f'local connection (target_helper = fake): no tgtd, {why_not}')
+    for name, value in (('target_helper', 'tgtadm'),
+                        ('target_ip_address', tgtd_cmd.LISTEN_HOST),
+                        ('target_port', daemon.portal_port),
+                        ('tgt_control_port', daemon.control_port)):
+        conf.set_default(name, value, group=EMBEDDED_BACKEND)
+    return daemon, (f'backend {EMBEDDED_BACKEND}: volumes in {where}, exported over iSCSI '
+                    f'by a private tgtd on {daemon.portal} (target_helper = tgtadm, CHAP)')
+
+
+def _stop_tgtd(daemon) -> None:
+    try:
+        daemon.stop()
+    except (subprocess.SubprocessError, OSError) as exc:
+        LOG.warning('tgtd did not stop cleanly (%s); killing it', exc)
+    finally:
+        daemon.kill()
 
 
 class _ThreadingWSGIServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
@@ -133,11 +212,17 @@ def main(argv=None):
     os.makedirs(conf.state_path, exist_ok=True)
     migration.upgrade(conf.database.connection)
     db = engine.Database.from_conf(conf)
-    launcher = oslo_service.Launcher(conf, restart_method='mutate')
-    _handle_signals(launcher)
-    for svc in _services(conf, db):
-        launcher.launch_service(svc)
-    launcher.wait()
+    tgtd, chosen = _choose_export(conf)
+    print(f'cinderlike-all: {chosen}', flush=True)
+    try:
+        launcher = oslo_service.Launcher(conf, restart_method='mutate')
+        _handle_signals(launcher)
+        for svc in _services(conf, db):
+            launcher.launch_service(svc)
+        launcher.wait()
+    finally:
+        if tgtd is not None:
+            _stop_tgtd(tgtd)
     rpc.cleanup()
     db.dispose()
     LOG.info('cinderlike-all stopped')

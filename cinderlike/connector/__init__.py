@@ -8,5 +8,6 @@ initialize_connection, and `open_volume()` attaches what the volume service retu
 
 from cinderlike.connector.attach import open_volume
 from cinderlike.connector.host import properties
+from cinderlike.connector.volume_file import VolumeFile
 
-__all__ = ['open_volume', 'properties']
+__all__ = ['VolumeFile', 'open_volume', 'properties']

@@ -4,7 +4,6 @@ however the caller's block ends."""
 
 import contextlib
 import dataclasses
-import errno
 import struct
 
 from oslo_log import log as logging
@@ -23,16 +22,19 @@ LOGIN_REFUSED = ('Failed to log in', 'Failed to login')
 
 
 class NBDFile(volume_file.VolumeFile):
-    """The export of an NBD connection; reads need not be aligned to its block size."""
+    """The export of an NBD connection; I/O need not be aligned to its block size."""
 
     def __init__(self, client: nbd.Client, *, writable: bool, name: str):
         super().__init__(client.export.size, writable=writable, name=name)
         self._client = client
 
-    def _read_at(self, offset, view):
+    def _aligned(self, offset: int, length: int) -> tuple[int, int]:
+        """The export's whole blocks that hold *length* bytes at *offset*."""
         block = self._client.export.min_block
-        start = offset - offset % block
-        end = -(-(offset + len(view)) // block) * block
+        return offset - offset % block, -(-(offset + length) // block) * block
+
+    def _read_at(self, offset, view):
+        start, end = self._aligned(offset, len(view))
         if (start, end) == (offset, offset + len(view)):
             self._client.pread(offset, view)
             return
@@ -42,10 +44,19 @@ class NBDFile(volume_file.VolumeFile):
 
     def _write_at(self, offset, view):
         block = self._client.export.min_block
-        if offset % block or len(view) % block:
-            raise OSError(errno.EINVAL, f'writes to {self.name} must be aligned to '
-                          f'{block} bytes ({len(view)} bytes at {offset})', self.name)
-        self._client.pwrite(offset, view)
+        start, end = self._aligned(offset, len(view))
+        if (start, end) == (offset, offset + len(view)):
+            self._client.pwrite(offset, view)
+            return
+        # NOTE(rmw): the partial blocks at either end are read, merged and written whole,
+        # as a block device's page cache would; this file is the only writer.
+        bounce = bytearray(end - start)
+        with memoryview(bounce) as merged:
+            self._client.pread(start, merged[:block])
+            if end - block > start:
+                self._client.pread(end - block, merged[-block:])
+            merged[offset - start:offset - start + len(view)] = view
+            self._client.pwrite(start, merged)
 
     def _sync(self):
         self._client.flush()

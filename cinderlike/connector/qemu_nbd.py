@@ -6,6 +6,10 @@ activation (LISTEN_FDS, fd 3), so we can connect before qemu-nbd is ready: the h
 starts when it has opened the image, and a qemu-nbd that fails to open it exits, which
 ends our connection. No polling for a socket file, and no window in which another local
 user could be the first client.
+
+NOTE(orphan): qemu-nbd 7.2 exits when its client goes only after a completed handshake; a
+process killed while qemu-nbd is still opening the image leaves that qemu-nbd running
+(later qemu releases bound the handshake time).
 """
 
 import contextlib
@@ -32,6 +36,8 @@ ATTACH_TIMEOUT = 60
 # A single NBD request (at most 32 MiB) that takes this long means the target is gone.
 IO_TIMEOUT = 300
 STOP_TIMEOUT = 30
+# A qemu-nbd whose handshake failed is exiting already; one that hangs is ended after this.
+FAILED_GRACE = 5
 # NOTE(activate): the listener must be fd 3 and LISTEN_PID qemu-nbd's own pid; a small
 # Python step moves the fd and execs (dash cannot redirect fds above 9, and a preexec_fn is
 # unsafe in threaded daemons).
@@ -60,14 +66,18 @@ class Server:
     def _log_path(self) -> str:
         return os.path.join(self.workdir, 'qemu-nbd.log')
 
+    def _secret_object(self) -> list[str]:
+        """The --object that hands qemu-nbd the secret through a 0600 file, if there is one."""
+        if self.secret is None:
+            return []
+        path = os.path.join(self.workdir, 'secret')
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, 'w') as out:
+            out.write(self.secret)
+        return ['--object', f'secret,id={SECRET_ID},file={path},format=raw']
+
     def _command(self) -> list[str]:
-        command = [QEMU_NBD, '--shared=1', '--cache=writeback']
-        if self.secret is not None:
-            path = os.path.join(self.workdir, 'secret')
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, 'w') as out:
-                out.write(self.secret)
-            command += ['--object', f'secret,id={SECRET_ID},file={path},format=raw']
+        command = [QEMU_NBD, '--shared=1', '--cache=writeback', *self._secret_object()]
         if not self.writable:
             command.append('--read-only')
         # NOTE(json): the image is a json: filename with its format named, so qemu never
@@ -116,7 +126,7 @@ class Server:
 
     def _attach_failed(self, exc: exception.NBDError) -> exception.BrickException:
         """qemu-nbd's own words on why it could not serve the image."""
-        self._wait(ATTACH_TIMEOUT if self.process.poll() is None else 0)
+        self._wait(FAILED_GRACE)
         with open(self._log_path, 'rb') as log:
             said = log.read().decode('utf-8', 'replace').strip()
         return exception.VolumeAttachFailed(device=self.device, reason=said or exc.msg)

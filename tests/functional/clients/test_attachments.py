@@ -5,7 +5,8 @@ openstacksdk (attachments, reserve, attach, force-detach).
 NOTE(osc): the `openstack volume attachment` commands go through openstacksdk, which
 discovers the API version at the endpoint without sending the token; under noauth that
 request gets Cinder's empty 204, so they cannot run against a noauth deployment (and
-`create` also looks the server up in Nova). They are not tested here.
+`create` also looks the server up in Nova). tests/functional/keystone/test_attachment_cli.py
+runs them through Keystone, with a stand-in Nova in the catalog.
 """
 
 import pathlib

@@ -4,7 +4,9 @@ PostgreSQL, then MariaDB; one `file` backend exported by a tgtd of the test's ow
 Everything goes through the REST API. A host that knows only the connection info the API
 returned (portal, IQN, LUN, CHAP user and password) writes and reads the volume with qemu's
 libiscsi client; a detach removes the target; after tgtd and the volume daemon restart, the
-attached host reaches its data again with the credentials it holds.
+attached host reaches its data again with the credentials it holds. An in-use volume
+extended at 3.42 grows its LUN, and the volume daemon tells the test's stand-in for Nova
+(tests/fixtures/fake_nova.py, the `[nova]` compute endpoint) with a `volume-extended` event.
 """
 
 import hashlib
@@ -12,9 +14,18 @@ import uuid
 
 import pytest
 
+from tests.fixtures import fake_nova
 from tests.fixtures import tgt as tgt_fixtures
 from tests.functional.e2e.stack import PROJECT, deployed, wait_for
-from tests.functional.test_tgt_export import AUTH_FAILED, PATTERN, _login_refused, _read, _url
+from tests.functional.test_tgt_export import (
+    AUTH_FAILED,
+    PATTERN,
+    GiB,
+    _login_refused,
+    _lun_size,
+    _read,
+    _url,
+)
 from tests.functional.test_tgt_export import _write as _write_url
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.qemu_img, pytest.mark.tgt]
@@ -23,6 +34,7 @@ STARTUP = 90  # seconds for four Python daemons to import, connect, register and
 SETTLE = 60  # seconds for a volume to reach a steady status
 V = f'/v3/{PROJECT}'
 MV = '3.54'  # attachments with a mode and os-complete
+EXTEND_IN_USE = '3.42'
 BACKEND = 'iscsi'
 CONNECTOR = {'initiator': 'iqn.1994-05.com.redhat:test', 'ip': '127.0.0.1',
              'host': 'testhost', 'multipath': False, 'platform': 'x86_64',
@@ -45,11 +57,15 @@ def stack(request, tmp_path_factory, rabbit_url):
                             tgt_control_port=tgtd.control_port,
                             volumes_dir=workdir / 'targets',
                             file_volume_directory=workdir / 'volumes')
+        # a Nova without Keystone: the compute endpoint is the test's receiver
+        stack.update_config('nova', auth_type='none', endpoint=nova.compute_url)
     try:
-        with deployed(workdir, server_url=request.getfixturevalue(
-                f'{request.param}_server_url'), transport_url=rabbit_url,
-                backends=(BACKEND,), configure=configure, timeout=STARTUP) as made:
+        with fake_nova.running() as nova, deployed(
+                workdir, server_url=request.getfixturevalue(f'{request.param}_server_url'),
+                transport_url=rabbit_url, backends=(BACKEND,), configure=configure,
+                timeout=STARTUP) as made:
             made.tgtd = tgtd
+            made.nova = nova
             yield made
     finally:
         try:
@@ -80,7 +96,7 @@ def _settled(stack, volume_id, wanted):
     def steady():
         volume = _volume(stack, volume_id)
         return volume if volume['status'] not in ('creating', 'deleting', 'attaching',
-                                                  'detaching') else None
+                                                  'detaching', 'extending') else None
     volume = wait_for(steady, timeout=SETTLE, what=f'volume {volume_id} to settle')
     assert volume['status'] == wanted, volume
     return volume
@@ -111,8 +127,9 @@ def _sha256(stack, info) -> str:
     return _read(_url(info), stack.workdir / f'read-{uuid.uuid4().hex[:8]}')
 
 
-def _action(stack, volume_id, name, body, *, expect):
-    return stack.ok('POST', f'{V}/volumes/{volume_id}/action', {name: body}, expect=expect)
+def _action(stack, volume_id, name, body, *, expect, version=None):
+    return stack.ok('POST', f'{V}/volumes/{volume_id}/action', {name: body}, expect=expect,
+                    version=version)
 
 
 def test_attachment_serves_the_data_only_while_attached_and_in_use_refuses_delete(
@@ -207,7 +224,8 @@ def test_multiattach_two_attachments_write_and_read_the_same_lun(stack):
 
 def _restart_volume_daemon(stack):
     """SIGTERM the volume daemon, start it again; return once its backend's service has
-    started (after init_host) and is up."""
+    started (after init_host), is up, and the scheduler places on its pool again (it leaves
+    out a service it last saw down until it reads the services again)."""
     assert stack.daemons['volume'].stop() == 0
     daemon = stack.start('volume')
     wait_for(lambda: any(binary == 'cinder-volume' for _, binary, _ in
@@ -216,6 +234,9 @@ def _restart_volume_daemon(stack):
     key = ('cinder-volume', f'{stack.host}@{BACKEND}')
     wait_for(lambda: stack.services().get(key, {}).get('state') == 'up', timeout=30,
              what='the restarted volume service to be up')
+    pool = f'{stack.host}@{BACKEND}#{BACKEND}'
+    wait_for(lambda: pool in stack.pool_names(), timeout=30,
+             what='the scheduler to place on the restarted backend')
     return daemon
 
 
@@ -242,3 +263,29 @@ def test_tgtd_and_volume_daemon_restart_bring_the_export_back(stack, volume):
     _detach(stack, attachment_id)
     _settled(stack, volume['id'], 'available')
     assert stack.tgtd.target_ids() == []
+
+
+def test_extend_in_use_grows_the_lun_and_tells_nova(stack, volume):
+    instance_uuid = str(uuid.uuid4())
+    attachment_id, info = _attach(stack, volume['id'], instance_uuid)
+    _write(stack, info, PATTERN)
+    assert _lun_size(_url(info)) == GiB
+
+    _action(stack, volume['id'], 'os-extend', {'new_size': 2}, expect=202,
+            version=EXTEND_IN_USE)
+    extended = _settled(stack, volume['id'], 'in-use')
+    assert extended['size'] == 2
+
+    # the attached host, with the credentials it holds, reads the new capacity and its data
+    assert _lun_size(_url(info)) == 2 * GiB
+    assert _sha256(stack, info) == EXPECTED
+    posted = wait_for(stack.nova.events_posted, timeout=SETTLE,
+                      what='the volume-extended event to reach Nova')
+    assert [event.body for event in posted] == [{'events': [{
+        'name': 'volume-extended', 'server_uuid': instance_uuid, 'tag': volume['id']}]}]
+    headers = {name.lower(): value for name, value in posted[0].headers.items()}
+    assert headers['openstack-api-version'] == 'compute 2.51'
+    assert headers['x-openstack-nova-api-version'] == '2.51'
+
+    _detach(stack, attachment_id)
+    _settled(stack, volume['id'], 'available')

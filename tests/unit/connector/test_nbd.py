@@ -195,3 +195,15 @@ def test_qemu_nbd_is_gone_when_the_block_raises(tmp_path, private_tmp):
     leftovers.assert_detached(private_tmp)
     with connector.open_volume(info, writable=False) as volume:
         assert volume.read(7) == b'partial'
+
+
+def test_a_client_gone_without_disc_still_ends_qemu_nbd(tmp_path, private_tmp):
+    """A backup process that dies mid-transfer closes its socket without NBD_CMD_DISC."""
+    path = _image(tmp_path, 'raw', 8)
+    server = _raw_server(path)
+    client = server.start()
+    client.pread(0, memoryview(bytearray(MiB)))
+    client.close()
+    server.stop()
+    assert server.process.returncode == 0
+    leftovers.assert_detached(private_tmp)

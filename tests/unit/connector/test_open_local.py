@@ -45,6 +45,8 @@ def test_bytes_written_are_read_back_and_land_in_the_file(raw):
 
 def test_reads_stop_at_the_end_and_writes_past_it_fail_whole(raw):
     with connector.open_volume(_local(raw), writable=True) as volume:
+        volume.seek(-5 * MiB - 10, os.SEEK_END)
+        assert len(volume.read()) == 5 * MiB + 10
         volume.seek(-10, os.SEEK_END)
         assert len(volume.read(100)) == 10
         assert volume.read(100) == b''
