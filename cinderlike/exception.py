@@ -91,6 +91,17 @@ class InvalidSnapshot(Invalid):
     msg_fmt = 'Invalid snapshot: %(reason)s'
 
 
+class InvalidBackup(Invalid):
+    """A backup is not in a state (or shape) that allows the request."""
+    msg_fmt = 'Invalid backup: %(reason)s'
+
+
+class NotSupportedOperation(Invalid):
+    """The backend cannot do this (a backup driver without force delete)."""
+    msg_fmt = 'Operation not supported: %(operation)s.'
+    code = 405
+
+
 class SnapshotRevertConflict(InvalidSnapshot):
     """Revert refused by the snapshot's status: Cinder answers 409 here."""
     code = 409
@@ -230,6 +241,11 @@ class SnapshotNotFound(NotFound):
 class SnapshotMetadataNotFound(NotFound):
     """The snapshot has no metadata item with this key."""
     msg_fmt = 'Snapshot %(snapshot_id)s has no metadata with key %(metadata_key)s.'
+
+
+class BackupNotFound(NotFound):
+    """No live backup with this id is visible to the caller."""
+    msg_fmt = 'Backup %(backup_id)s could not be found.'
 
 
 class MarkerNotFound(NotFound):

@@ -5,6 +5,12 @@ service.py calls (init_host, init_host_with_rpc, is_working, rpc_targets) follow
 """
 
 import oslo_messaging as messaging
+from oslo_log import log as logging
+
+from cinderlike.db import services as db_services
+from cinderlike.db import workers as db_workers
+
+LOG = logging.getLogger(__name__)
 
 
 class Manager:
@@ -21,6 +27,7 @@ class Manager:
         self.coordinator = coordinator
         # oslo.messaging's dispatcher checks incoming versions against the endpoint's target.
         self.target = messaging.Target(version=self.RPC_API_VERSION)
+        self._service_id = None
 
     @property
     def availability_zone(self) -> str:
@@ -52,3 +59,35 @@ class Manager:
     def is_working(self) -> bool:
         """False while the service cannot do its job; it then sends no heartbeats."""
         return True
+
+    # --- the services row and the workers rows of this service's operations ----------
+
+    def _service(self) -> tuple[int | None, str | None]:
+        """(id, uuid) of our services row, looked up once."""
+        if self._service_id is None:
+            rows = db_services.get_all(self.db, host=self.host, binary=self.BINARY)
+            self._service_id = (rows[0].id, rows[0].uuid) if rows else None
+        return self._service_id or (None, None)
+
+    @property
+    def service_id(self) -> int | None:
+        """Our services row's id, which workers rows name."""
+        return self._service()[0]
+
+    @property
+    def service_uuid(self) -> str | None:
+        """Our services row's uuid, which the volumes we create name (3.48's service_uuid)."""
+        return self._service()[1]
+
+    def hold(self, machine, *, row_id: str, status: str, request: dict | None = None):
+        """(row, Hold) of a *machine* row still in *status*, its workers row taken by this
+        service; (row, None), logged, when the row moved on (nothing to do then).
+
+        :raises: the resource's NotFound.
+        """
+        row, hold = db_workers.begin_for(self.db, machine, row_id=row_id, status=status,
+                                         service_id=self.service_id, request=request)
+        if hold is None:
+            LOG.warning('%s %s is %s, not %s; nothing to do', machine.name, row_id,
+                        getattr(row, machine.column), status)
+        return row, hold

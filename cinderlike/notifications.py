@@ -129,3 +129,32 @@ class SnapshotNotifier:
         metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[snapshot.id])[snapshot.id]
         self._notifier.info(ctx, f'snapshot.{event}',
                             snapshot_usage(snapshot, volume=volume, metadata=metadata))
+
+
+def backup_usage(backup) -> dict:
+    """Cinder's `_usage_from_backup` fields for a backups row."""
+    return {
+        'tenant_id': backup.project_id, 'user_id': backup.user_id,
+        'availability_zone': backup.availability_zone, 'backup_id': backup.id,
+        'host': backup.host, 'display_name': backup.display_name,
+        'created_at': _json_safe(backup.created_at), 'status': backup.status,
+        'volume_id': backup.volume_id, 'size': backup.size,
+        'service_metadata': backup.service_metadata, 'service': backup.service,
+        'fail_reason': backup.fail_reason, 'parent_id': backup.parent_id,
+        'num_dependent_backups': backup.num_dependent_backups,
+        'snapshot_id': backup.snapshot_id,
+    }
+
+
+class BackupNotifier:
+    """Sends `backup.<event>` for a backups row, publisher `backup.<host>`."""
+
+    def __init__(self, conf, *, host):
+        self._notifier = rpc.get_notifier(conf, publisher_id=f'backup.{host}')
+        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+
+    def info(self, ctx, backup, event: str, **extra) -> None:
+        """`backup.<event>`, e.g. event='create.end'; *extra* adds payload fields."""
+        if not self._sends:
+            return
+        self._notifier.info(ctx, f'backup.{event}', dict(backup_usage(backup), **extra))

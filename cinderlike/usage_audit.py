@@ -1,5 +1,5 @@
-"""cinderlike-volume-usage-audit's work: the audit window and its `volume.*` and
-`snapshot.*` notifications.
+"""cinderlike-volume-usage-audit's work: the audit window and its `volume.*`, `snapshot.*`
+and `backup.*` notifications.
 
 A cron job runs it once per period; billing consumes the `*.exists` events it emits.
 """
@@ -113,5 +113,20 @@ def audit_snapshots(db, notifier, ctx, *, begin, end, send_actions=False) -> int
             if send_actions:
                 _notify_actions(notifier, ctx, 'snapshot', active.snapshot, payload,
                                 begin=begin, end=end)
+            count += 1
+    return count
+
+
+def audit_backups(db, notifier, ctx, *, begin, end, send_actions=False) -> int:
+    """Send `backup.exists` for each backup alive in [begin, end); returns how many."""
+    period = {'audit_period_beginning': _utc_text(begin), 'audit_period_ending': _utc_text(end)}
+    count = 0
+    for batch in db_usage_audit.iter_backups_active_in_window(db, begin=begin, end=end):
+        for backup in batch:
+            payload = notifications.backup_usage(backup)
+            notifier.info(ctx, 'backup.exists', dict(payload, **period))
+            if send_actions:
+                _notify_actions(notifier, ctx, 'backup', backup, payload, begin=begin,
+                                end=end)
             count += 1
     return count

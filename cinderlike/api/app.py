@@ -16,6 +16,7 @@ from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
     attachments,
     availability_zones,
+    backups,
     capabilities,
     clusters,
     default_types,
@@ -39,6 +40,7 @@ from cinderlike.api.resources import (
     workers,
 )
 from cinderlike.api.resources import openapi as openapi_resource
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
@@ -96,6 +98,10 @@ class RPCClients:
     @functools.cached_property
     def volume(self) -> volume_rpcapi.VolumeAPI:
         return volume_rpcapi.VolumeAPI(self._conf)
+
+    @functools.cached_property
+    def backup(self) -> backup_rpcapi.BackupAPI:
+        return backup_rpcapi.BackupAPI(self._conf)
 
 
 def _add_v3_route(app: VolumeApp, path: str, resource, **kwargs) -> None:
@@ -173,6 +179,20 @@ def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
                   metadata.MetadataItem(db, enforcer, snapshots.METADATA))
 
 
+def _add_backup_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Backups, restore, export/import records and the backup admin actions."""
+    collection = backups.Backups(conf, db, enforcer, rpc)
+    _add_v3_route(app, '/backups', collection)
+    _add_v3_route(app, '/backups/detail', collection, suffix='detail')
+    _add_v3_route(app, '/backups/import_record', collection, suffix='import_record')
+    _add_v3_route(app, '/backups/{backup_id}', backups.Backup(conf, db, enforcer, rpc))
+    restore = backups.BackupRestore(conf, db, enforcer, rpc)
+    _add_v3_route(app, '/backups/{backup_id}/restore', restore)
+    _add_v3_route(app, '/backups/{backup_id}/export_record', restore, suffix='export_record')
+    _add_v3_route(app, '/backups/{backup_id}/action',
+                  backups.BackupActions(conf, db, enforcer, rpc))
+
+
 def _add_attachment_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer,
                            rpc) -> None:
     """Attachments (3.27) and their os-complete action (3.44)."""
@@ -219,6 +239,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_attachment_routes(app, conf, db, enforcer, rpc)
+    _add_backup_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))

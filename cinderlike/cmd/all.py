@@ -56,6 +56,8 @@ def _parse(argv):
     conf.set_default('project_id_regex', api_conf.ANY_PROJECT_ID_REGEX)
     conf.set_default('osapi_volume_listen', '127.0.0.1')
     conf.set_default('enabled_backends', [EMBEDDED_BACKEND])
+    # NOTE(backup): backups work out of the box: posix under $state_path/backup.
+    conf.set_default('backup_driver', 'posix')
     conf(argv, project='cinderlike')
     if conf.enabled_backends == [EMBEDDED_BACKEND]:
         volume_conf.register_backend(conf, EMBEDDED_BACKEND, file.DRIVER_OPTS)

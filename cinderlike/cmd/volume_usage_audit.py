@@ -1,5 +1,5 @@
-"""cinderlike-volume-usage-audit: cron job sending `volume.exists` and `snapshot.exists` for
-the last audit period.
+"""cinderlike-volume-usage-audit: cron job sending `volume.exists`, `snapshot.exists` and
+`backup.exists` for the last audit period.
 
 As cinder-volume-usage-audit: the period comes from `volume_usage_audit_period` unless
 `--start_time/--end_time` name one; `--send_actions` also replays create/delete events.
@@ -48,6 +48,7 @@ def main(argv=None) -> int:
     database = engine.Database.from_conf(conf)
     notifier = rpc.get_notifier(conf, publisher_id=f'volume.{conf.host}')
     snapshot_notifier = rpc.get_notifier(conf, publisher_id=f'snapshot.{conf.host}')
+    backup_notifier = rpc.get_notifier(conf, publisher_id=f'backup.{conf.host}')
     ctx = context.get_admin_context()
     try:
         count = usage_audit.audit_volumes(database, notifier, ctx, begin=begin, end=end,
@@ -55,10 +56,13 @@ def main(argv=None) -> int:
         snapshots = usage_audit.audit_snapshots(database, snapshot_notifier, ctx,
                                                 begin=begin, end=end,
                                                 send_actions=conf.send_actions)
+        backups = usage_audit.audit_backups(database, backup_notifier, ctx, begin=begin,
+                                            end=end, send_actions=conf.send_actions)
     finally:
         rpc.cleanup()
         database.dispose()
-    LOG.info('Volume usage audit completed: %d volumes, %d snapshots', count, snapshots)
+    LOG.info('Volume usage audit completed: %d volumes, %d snapshots, %d backups', count,
+             snapshots, backups)
     return 0
 
 

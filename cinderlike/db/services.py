@@ -14,7 +14,7 @@ VOLUME_BINARY = 'cinder-volume'
 SCHEDULER_BINARY = 'cinder-scheduler'
 BACKUP_BINARY = 'cinder-backup'
 # The services whose in-flight work POST /workers/cleanup can settle.
-CLEANABLE_BINARIES = (VOLUME_BINARY, SCHEDULER_BINARY)
+CLEANABLE_BINARIES = (VOLUME_BINARY, SCHEDULER_BINARY, BACKUP_BINARY)
 
 
 def is_up(service: Service, *, down_time: int, now: datetime.datetime | None = None) -> bool:

@@ -42,10 +42,14 @@ class Outcome:
     release_gb: float = 0
 
 
-def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome) -> Settled:
-    """Write *outcome* for *row* (a *machine* row) in one transaction, fenced on *hold*."""
+def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
+           session=None) -> Settled:
+    """Write *outcome* for *row* (a *machine* row) in one transaction, fenced on *hold*.
+
+    Pass *session* to settle together with other rows (a backup and its volume).
+    """
     fence = [db_workers.held(hold)]
-    with db.writer() as s:
+    with db.writer(session) as s:
         if outcome.destroy:
             in_progress = machine.table[outcome.action].in_progress
             done = machine.destroy(
@@ -70,7 +74,8 @@ def _side_effects(db, row, outcome: Outcome, s) -> None:
         db_reservations.commit(db, reservations=list(outcome.commit), session=s)
     if outcome.rollback:
         db_reservations.rollback(db, reservations=list(outcome.rollback), session=s)
-    if outcome.release_usage and row.use_quota:
+    # NOTE(use_quota): backups have no use_quota column; they always count.
+    if outcome.release_usage and getattr(row, 'use_quota', True):
         db_reservations.release(db, project_id=row.project_id, deltas=outcome.release_usage,
                                 session=s)
     if outcome.release_gb:

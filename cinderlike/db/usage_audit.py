@@ -1,5 +1,5 @@
-"""Queries of cinderlike-volume-usage-audit: the volumes and snapshots alive during an audit
-window."""
+"""Queries of cinderlike-volume-usage-audit: the volumes, snapshots and backups alive during
+an audit window."""
 
 import datetime
 from typing import NamedTuple
@@ -7,6 +7,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 
 from cinderlike.db.models import (
+    Backup,
     Snapshot,
     SnapshotMetadata,
     Volume,
@@ -63,6 +64,13 @@ def iter_snapshots_active_in_window(db, *, begin: datetime.datetime,
     """Yield lists of ActiveSnapshot, at most *batch_size* each, in id order."""
     yield from _iter_active(db, Snapshot, _snapshot_details, begin=begin, end=end,
                             batch_size=batch_size)
+
+
+def iter_backups_active_in_window(db, *, begin: datetime.datetime, end: datetime.datetime,
+                                  batch_size: int = 500):
+    """Yield lists of backups rows, at most *batch_size* each, in id order."""
+    yield from _iter_active(db, Backup, lambda session, rows: list(rows), begin=begin,
+                            end=end, batch_size=batch_size)
 
 
 def _snapshot_details(session, snapshots) -> list[ActiveSnapshot]:

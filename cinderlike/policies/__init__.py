@@ -4,6 +4,7 @@ import itertools
 
 from cinderlike.policies import (
     attachments,
+    backups,
     base,
     capabilities,
     clusters,
@@ -31,4 +32,5 @@ def list_rules():
                                 messages.list_rules(), scheduler_stats.list_rules(),
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
-                                snapshots.list_rules(), attachments.list_rules()))
+                                snapshots.list_rules(), attachments.list_rules(),
+                                backups.list_rules()))

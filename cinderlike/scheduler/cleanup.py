@@ -2,13 +2,17 @@
 scheduler's own cleanup (volumes a dead scheduler left `creating` without a backend).
 
 A volume service's rows go to its cluster's queue while any member is up (a live member
-settles them), else to its own host when it is up; otherwise the service is `unavailable`.
+settles them), else to its own host when it is up; a backup service's to itself when it is
+up, else to a live backup service of its zone (backup services are not clustered, any may
+settle another's statuses); otherwise the service is `unavailable`.
 """
 
 import datetime
 
 from oslo_log import log as logging
 
+from cinderlike import exception
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import utcnow
@@ -41,7 +45,18 @@ def select_services(db, request: dict) -> list:
             and (host is None or _host_matches(row.host or '', host))]
 
 
-def distribute(db, *, conf, request: dict, volume_api, scheduler_api, ctx):
+def _backup_cleaner(db, conf, service, up: bool) -> str | None:
+    """The backup host that settles *service*'s rows: itself when up, else a live peer."""
+    if up:
+        return service.host
+    try:
+        return backup_rpcapi.choose_host(conf, db, host=None,
+                                         availability_zone=service.availability_zone)
+    except exception.ServiceNotFound:
+        return None
+
+
+def distribute(db, *, conf, request: dict, volume_api, scheduler_api, backup_api, ctx):
     """Cast do_cleanup for each selected service someone can clean; (cleaning, unavailable)."""
     down_time = conf.service_down_time
     now = utcnow()
@@ -56,7 +71,9 @@ def distribute(db, *, conf, request: dict, volume_api, scheduler_api, ctx):
         cluster_up = service.cluster_name and any(
             peer.cluster_name == service.cluster_name
             and db_services.is_up(peer, down_time=down_time, now=now) for peer in every)
-        if not (up or cluster_up):
+        cleaner = (_backup_cleaner(db, conf, service, up)
+                   if service.binary == db_services.BACKUP_BINARY else None)
+        if not (up or cluster_up or cleaner):
             unavailable.append(service)
             continue
         cleanup_request = {'service_ids': [service.id], 'until': request.get('until'),
@@ -65,6 +82,8 @@ def distribute(db, *, conf, request: dict, volume_api, scheduler_api, ctx):
         if service.binary == db_services.VOLUME_BINARY:
             volume_api.do_cleanup(ctx, cleanup_request=cleanup_request, host=service.host,
                                   cluster_name=service.cluster_name if cluster_up else None)
+        elif cleaner:
+            backup_api.do_cleanup(ctx, cleanup_request=cleanup_request, host=cleaner)
         else:
             scheduler_api.do_cleanup(ctx, cleanup_request=cleanup_request)
         cleaning.append(service)

@@ -10,6 +10,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception, manager, messages, quota, rpc
 from cinderlike.backup import rpcapi as backup_rpcapi
+from cinderlike.db import backups as db_backups
 from cinderlike.db import placements
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
@@ -20,6 +21,7 @@ from cinderlike.periodic import periodic
 from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, rpcapi
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler.flows import create_volume
+from cinderlike.states.backups import Status as BackupStatus
 from cinderlike.volume import rpcapi as volume_rpcapi
 
 LOG = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ class SchedulerManager(manager.Manager):
         self.filter_scheduler = filter_scheduler.FilterScheduler.from_conf(
             conf, volume_locations=self._volume_locations, volume_counts=self._volume_counts)
         self.volume_api = volume_rpcapi.VolumeAPI(conf)
+        self.backup_api = backup_rpcapi.BackupAPI(conf)
         self.notifier = rpc.get_notifier(conf, publisher_id=f'scheduler.{host}')
 
     @property
@@ -136,6 +139,45 @@ class SchedulerManager(manager.Manager):
         self.volume_api.create_snapshot(context, snapshot_id=snapshot_id, host=volume.host,
                                         cluster_name=volume.cluster_name)
 
+    def create_backup(self, context, *, backup_id):
+        """Cinder's: a live backup service in the volume's availability zone (the
+        volume's own host's with `backup_use_same_host`, the parent's for an incremental
+        posix backup) gets the backup; with none it ends in `error` and its volume (or
+        snapshot) goes back to where it was."""
+        backup = db_backups.get(self.db, backup_id=backup_id)
+        volume = db_volumes.get_any(self.db, volume_id=backup.volume_id)
+        zone = backup.availability_zone or volume.availability_zone
+        try:
+            if backup.host:
+                # NOTE(incremental): a posix incremental must run where its parent is.
+                if backup.host not in backup_rpcapi.live_hosts(self.conf, self.db):
+                    raise exception.ServiceNotFound(service_id=db_services.BACKUP_BINARY,
+                                                    host=backup.host)
+                host = backup.host
+            else:
+                host = backup_rpcapi.choose_host(
+                    self.conf, self.db, host=(volume.host or '').partition('@')[0] or None,
+                    availability_zone=zone)
+        except exception.ServiceNotFound as error:
+            self._backup_unscheduled(context, backup, error)
+            return
+        if not db_backups.set_values(self.db, backup_id=backup_id, values={'host': host},
+                                     expected=BackupStatus.CREATING):
+            LOG.info('Backup %s left creating before it was scheduled', backup_id)
+            return
+        self.backup_api.create_backup(context, backup_id=backup_id, host=host)
+
+    def _backup_unscheduled(self, context, backup, error):
+        LOG.warning('Cannot schedule backup %(id)s: %(error)s',
+                    {'id': backup.id, 'error': error})
+        if db_backups.fail_unscheduled(self.db, backup=backup,
+                                       reason='Service not found for creating backup.'):
+            messages.create(self.db, context, conf=self.conf,
+                            action=messages.Action.BACKUP_CREATE,
+                            resource_type=messages.Resource.VOLUME_BACKUP,
+                            resource_uuid=backup.id,
+                            detail=messages.Detail.BACKUP_SCHEDULE_ERROR)
+
     def get_pools(self, context, *, filters=None):
         """Cinder's get_pools: each live pool with its capabilities; allocated and
         provisioned capacity are the database's claims (the same from every scheduler)."""
@@ -162,7 +204,8 @@ class SchedulerManager(manager.Manager):
         service's cluster or host; (cleaning, unavailable) as service dicts."""
         cleaning, unavailable = cleanup.distribute(
             self.db, conf=self.conf, request=cleanup_request, volume_api=self.volume_api,
-            scheduler_api=rpcapi.SchedulerAPI(self.conf), ctx=context)
+            scheduler_api=rpcapi.SchedulerAPI(self.conf), backup_api=self.backup_api,
+            ctx=context)
         return [cleanup.describe(s) for s in cleaning], [cleanup.describe(s) for s in unavailable]
 
     def do_cleanup(self, context, *, cleanup_request):

@@ -13,7 +13,7 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = '1.4'
+RPC_API_VERSION = '1.5'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -31,6 +31,7 @@ class SchedulerAPI:
         1.2 - get_pools (call; allocated/provisioned capacity from the database)
         1.3 - work_cleanup (call; POST /workers/cleanup), do_cleanup
         1.4 - create_snapshot (check the volume's backend, then hand the snapshot to it)
+        1.5 - create_backup (pick a live backup service, save backups.host, cast to it)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -63,6 +64,11 @@ class SchedulerAPI:
         cctxt = self.client.prepare(version='1.4')
         cctxt.cast(ctxt, 'create_snapshot', snapshot_id=snapshot_id, volume_id=volume_id,
                    request_spec=request_spec)
+
+    def create_backup(self, ctxt, *, backup_id):
+        """Pick the backup service of a `creating` backup and hand the backup to it."""
+        cctxt = self.client.prepare(version='1.5')
+        cctxt.cast(ctxt, 'create_backup', backup_id=backup_id)
 
     def work_cleanup(self, ctxt, *, cleanup_request: dict) -> tuple[list, list]:
         """Send do_cleanup to the services the request selects (a call); returns the

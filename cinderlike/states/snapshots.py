@@ -51,5 +51,7 @@ TRANSITIONS: dict[str, Transition] = dict(
                             guards=('not_in_group_snapshot',)),
     # Revert to snapshot (3.40): the volume reverts from it while it is `restoring`.
     revert=Transition(frozenset({S.AVAILABLE}), S.RESTORING, S.AVAILABLE, S.AVAILABLE),
+    # A backup of the snapshot reads it while it is `backing-up`.
+    backup=Transition(frozenset({S.AVAILABLE}), S.BACKING_UP, S.AVAILABLE, S.AVAILABLE),
     reset_status=Transition(ANY),
 )

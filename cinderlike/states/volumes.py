@@ -128,6 +128,15 @@ TRANSITIONS: dict[str, Transition] = dict(
     extend_attached=Transition(frozenset({S.AVAILABLE, S.IN_USE}), S.EXTENDING, PREVIOUS,
                                S.ERROR_EXTENDING, guards=('not_migrating',),
                                saves_previous=True),
+    # Backups: the volume is `backing-up` while the backup service reads it (an in-use one
+    # only with `force`) and returns to where it was; a restore writes into an available
+    # volume, which ends `error_restoring` on failure (`error` when made for the restore).
+    backup=Transition(frozenset({S.AVAILABLE}), S.BACKING_UP, PREVIOUS, PREVIOUS,
+                      saves_previous=True),
+    backup_in_use=Transition(frozenset({S.AVAILABLE, S.IN_USE}), S.BACKING_UP, PREVIOUS,
+                             PREVIOUS, saves_previous=True),
+    restore_backup=Transition(frozenset({S.AVAILABLE}), S.RESTORING_BACKUP, S.AVAILABLE,
+                              S.ERROR_RESTORING),
     # Revert to the latest snapshot (3.40).
     revert=Transition(frozenset({S.AVAILABLE}), S.REVERTING, S.AVAILABLE, S.ERROR),
     reset_status=Transition(ANY),

@@ -6,16 +6,17 @@ import time
 from oslo_log import log as logging
 
 from cinderlike import exception, locks, manager, notifications, rpc
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import clusters as db_clusters
 from cinderlike.db import services as db_services
-from cinderlike.db import workers as db_workers
 from cinderlike.drivers import volume as volume_drivers
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from cinderlike.volume import (
     attachments,
+    backups,
     capabilities,
     create,
     delete,
@@ -51,13 +52,13 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self.initialized = False
         self._sleep = sleep
         self.scheduler_api = scheduler_rpcapi.SchedulerAPI(conf)
+        self.backup_api = backup_rpcapi.BackupAPI(conf)
         self._publisher = scheduler_rpcapi.CapabilityPublisher(
             self.scheduler_api, service_name='volume', host=host,
             cluster_name=self.cluster_name)
         self.notifier = notifications.VolumeNotifier(conf, db, host=host)
         self.snapshot_notifier = notifications.SnapshotNotifier(conf, db, host=host)
         self.capacity_notifier = rpc.get_notifier(conf, publisher_id=f'capacity.{host}')
-        self._service_id = None
 
     @property
     def availability_zone(self) -> str:
@@ -139,36 +140,6 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         if not self.initialized:
             return {}
         return capabilities.describe(self.driver.get_volume_stats(refresh=discover))
-
-    def _service(self) -> tuple[int | None, str | None]:
-        """(id, uuid) of our services row, looked up once."""
-        if self._service_id is None:
-            rows = db_services.get_all(self.db, host=self.host, binary=self.BINARY)
-            self._service_id = (rows[0].id, rows[0].uuid) if rows else None
-        return self._service_id or (None, None)
-
-    @property
-    def service_id(self) -> int | None:
-        """Our services row's id, which workers rows name."""
-        return self._service()[0]
-
-    @property
-    def service_uuid(self) -> str | None:
-        """Our services row's uuid, which the volumes we create name (3.48's service_uuid)."""
-        return self._service()[1]
-
-    def hold(self, machine, *, row_id: str, status: str, request: dict | None = None):
-        """(row, Hold) of a *machine* row still in *status*, its workers row taken by this
-        service; (row, None), logged, when the row moved on (nothing to do then).
-
-        :raises: the resource's NotFound.
-        """
-        row, hold = db_workers.begin_for(self.db, machine, row_id=row_id, status=status,
-                                         service_id=self.service_id, request=request)
-        if hold is None:
-            LOG.warning('%s %s is %s, not %s; nothing to do', machine.name, row_id,
-                        getattr(row, machine.column), status)
-        return row, hold
 
     def require_driver(self) -> None:
         """:raises DriverNotInitialized: while init_host has not brought the driver up."""
@@ -289,3 +260,28 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
     def remove_export(self, context, *, volume_id):
         """Cast: remove the volume's export."""
         attachments.remove_export(self, context, volume_id=volume_id)
+
+    # --- backups (calls from a backup host) --------------------------------------------
+
+    def get_backup_device(self, context, *, backup_id):
+        """What the backup host reads for a `creating` backup: {'is_snapshot', 'id'}."""
+        LOG.debug('get_backup_device %s received on %s', backup_id, self.host)
+        return backups.get_backup_device(self, context, backup_id=backup_id)
+
+    def remove_backup_device(self, context, *, backup_id):
+        """Remove the backup's temporary snapshot, if any."""
+        backups.remove_backup_device(self, context, backup_id=backup_id)
+
+    def initialize_connection_snapshot(self, context, *, snapshot_id, connector):
+        """The snapshot's connection info for *connector*'s host."""
+        return backups.initialize_connection_snapshot(self, context, snapshot_id=snapshot_id,
+                                                      connector=connector)
+
+    def terminate_connection_snapshot(self, context, *, snapshot_id, connector):
+        """Stop serving the snapshot to *connector*'s host."""
+        backups.terminate_connection_snapshot(self, context, snapshot_id=snapshot_id,
+                                              connector=connector)
+
+    def remove_export_snapshot(self, context, *, snapshot_id):
+        """Cast: remove the snapshot's export."""
+        backups.remove_export_snapshot(self, context, snapshot_id=snapshot_id)

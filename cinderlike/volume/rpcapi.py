@@ -8,14 +8,16 @@ Sent to the resource's cluster when its `cluster_name` is set, to its host other
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
 do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_update,
 attachment_delete, initialize_connection, terminate_connection, attach_volume,
-detach_volume, remove_export. To the backend named by
+detach_volume, remove_export, and for backups get_backup_device, remove_backup_device,
+initialize_connection_snapshot, terminate_connection_snapshot, remove_export_snapshot. To the
+backend named by
 the caller (host or cluster, as given): get_capabilities.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.6'
+RPC_API_VERSION = '1.7'
 
 
 class VolumeAPI:
@@ -35,6 +37,10 @@ class VolumeAPI:
         1.6 - attachment_update, attachment_delete, initialize_connection,
               terminate_connection, attach_volume, detach_volume (calls: the API answers
               with what they return or raise), remove_export (cast)
+        1.7 - get_backup_device, remove_backup_device (calls: the device a backup host
+              reads, a temporary snapshot of an in-use volume, and its removal),
+              initialize_connection_snapshot, terminate_connection_snapshot (calls),
+              remove_export_snapshot (cast)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -151,3 +157,39 @@ class VolumeAPI:
         """Remove the volume's export (a cast)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.6').cast(
             ctxt, 'remove_export', volume_id=volume_id)
+
+    # --- backups (1.7): calls from a backup host, to the volume's backend --------------
+
+    def _backup_call(self, ctxt, method, *, host, cluster_name, **kwargs):
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.7').call(
+            ctxt, method, **kwargs)
+
+    def get_backup_device(self, ctxt, *, backup_id, host, cluster_name=None) -> dict:
+        """{'is_snapshot', 'id'}: what the backup host reads for a `creating` backup (a
+        temporary snapshot is taken for an in-use volume)."""
+        return self._backup_call(ctxt, 'get_backup_device', host=host,
+                                 cluster_name=cluster_name, backup_id=backup_id)
+
+    def remove_backup_device(self, ctxt, *, backup_id, host, cluster_name=None):
+        """Remove the backup's temporary snapshot, if any."""
+        return self._backup_call(ctxt, 'remove_backup_device', host=host,
+                                 cluster_name=cluster_name, backup_id=backup_id)
+
+    def initialize_connection_snapshot(self, ctxt, *, snapshot_id, connector, host,
+                                       cluster_name=None) -> dict:
+        """The snapshot's connection info for *connector*'s host."""
+        return self._backup_call(ctxt, 'initialize_connection_snapshot', host=host,
+                                 cluster_name=cluster_name, snapshot_id=snapshot_id,
+                                 connector=connector)
+
+    def terminate_connection_snapshot(self, ctxt, *, snapshot_id, connector, host,
+                                      cluster_name=None):
+        """Stop serving the snapshot to *connector*'s host."""
+        return self._backup_call(ctxt, 'terminate_connection_snapshot', host=host,
+                                 cluster_name=cluster_name, snapshot_id=snapshot_id,
+                                 connector=connector)
+
+    def remove_export_snapshot(self, ctxt, *, snapshot_id, host, cluster_name=None):
+        """Remove the snapshot's export (a cast)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.7').cast(
+            ctxt, 'remove_export_snapshot', snapshot_id=snapshot_id)

@@ -162,3 +162,32 @@ def test_snapshot_exists_for_every_snapshot_alive_in_the_window(db):
     assert payload['metadata'] == str({'sk': 'sv'}) and payload['deleted'] == 'False'
     # the snapshot of a deleted volume still reports that volume's zone
     assert notifier.sent[1][1]['availability_zone'] == 'nova'
+
+
+def test_backup_exists_for_every_backup_alive_in_the_window(db):
+    with db.writer() as session:
+        session.add_all([
+            models.Backup(id='b-before', volume_id='v-before', project_id='p1', user_id='u1',
+                          size=1, status='available', host='bk1', created_at=D(2024, 1, 6),
+                          service='cinderlike.drivers.backup.posix.PosixBackupDriver'),
+            models.Backup(id='b-inside', volume_id='v-inside', project_id='p1', size=2,
+                          status='deleted', created_at=D(2024, 2, 11),
+                          deleted_at=D(2024, 2, 15), deleted=True),
+            models.Backup(id='b-after', volume_id='v-inside', project_id='p1', size=2,
+                          status='available', created_at=D(2024, 3, 5)),
+        ])
+    notifier = RecordingNotifier()
+    count = usage_audit.audit_backups(db, notifier, None, begin=D(2024, 2, 1),
+                                      end=D(2024, 3, 1), send_actions=True)
+    assert count == 2
+    events = [(event, p['backup_id']) for event, p in notifier.sent]
+    assert events == [
+        ('backup.exists', 'b-before'), ('backup.exists', 'b-inside'),
+        ('backup.create.start', 'b-inside'), ('backup.create.end', 'b-inside'),
+        ('backup.delete.start', 'b-inside'), ('backup.delete.end', 'b-inside'),
+    ]
+    payload = notifier.sent[0][1]
+    assert (payload['tenant_id'], payload['size'], payload['host'], payload['service'],
+            payload['audit_period_ending']) == (
+        'p1', 1, 'bk1', 'cinderlike.drivers.backup.posix.PosixBackupDriver',
+        '2024-03-01 00:00:00+00:00')

@@ -13,12 +13,14 @@ from oslo_utils import strutils
 from taskflow import task
 
 from cinderlike import exception, flow, quota
+from cinderlike.db import backups as db_backups
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.policies import volumes as policy
+from cinderlike.states.backups import Status as BackupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
@@ -43,11 +45,13 @@ class CreateRequest:
     scheduler_hints: dict | None = None
 
 
-def _size(raw, source, snapshot) -> int:
-    """Cinder's size rules; a clone (a volume from a snapshot) defaults to, and may not be
-    smaller than, its source (the snapshot's volume_size)."""
+def _size(raw, source, snapshot, backup=None) -> int:
+    """Cinder's size rules; a clone (a volume from a snapshot or a backup) defaults to, and
+    may not be smaller than, its source (the snapshot's volume_size, the backup's size)."""
     if raw is None and snapshot is not None:
         return snapshot.volume_size
+    if raw is None and backup is not None:
+        return backup.size
     if raw is None and source is not None:
         return source.size
     if raw is None or not strutils.is_int_like(raw) or int(raw) <= 0:
@@ -60,6 +64,10 @@ def _size(raw, source, snapshot) -> int:
         raise exception.InvalidInput(
             reason=f"Volume size '{size}'GB cannot be smaller than the snapshot size "
                    f'{snapshot.volume_size}GB. They must be >= original snapshot size.')
+    if backup is not None and size < backup.size:
+        raise exception.InvalidInput(
+            reason=f'Volume size {size}GB cannot be smaller than the backup size '
+                   f'{backup.size}GB. It must be >= backup size.')
     if source is not None and size < source.size:
         raise exception.InvalidInput(
             reason=f"Volume size '{size}'GB cannot be smaller than original volume size  "
@@ -77,11 +85,7 @@ def _exclusive_source(request: CreateRequest) -> None:
     if sum(value is not None for value in given.values()) > 1:
         raise exception.InvalidInput(
             reason=f"May specify only one of {', '.join(sorted(given))}")
-    # NOTE(not-served): a blank volume in their place would lose the user's data silently.
-    if request.backup_id is not None:
-        raise exception.InvalidInput(
-            reason='Creating a volume from a backup is not supported: this deployment has '
-                   'no backup service that can restore it yet.')
+    # NOTE(not-served): a blank volume in its place would lose the user's data silently.
     if request.image_ref is not None:
         raise exception.InvalidInput(
             reason='Creating a volume from an image is not supported: no image service '
@@ -136,7 +140,14 @@ class ExtractSpec(task.Task):
                 raise exception.InvalidVolume(
                     reason="Originating source volume status must be one of "
                            f"'{', '.join(SOURCE_STATUSES)}' values")
-        size = _size(request.size, source if snapshot is None else None, snapshot)
+        backup = None
+        if request.backup_id:
+            backup = db_backups.get(db, backup_id=request.backup_id,
+                                    project_id=None if ctx.is_admin else ctx.project_id)
+            if backup.status != BackupStatus.AVAILABLE:
+                raise exception.InvalidBackup(
+                    reason="Originating backup status must be one of 'available' values")
+        size = _size(request.size, source if snapshot is None else None, snapshot, backup)
         if request.volume_type:
             vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
                                                is_admin=ctx.is_admin,
@@ -152,7 +163,7 @@ class ExtractSpec(task.Task):
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume'),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
-                'resource_backend': _backend_of(source)}
+                'backup_id': request.backup_id, 'resource_backend': _backend_of(source)}
 
 
 class AuthorizeType(task.Task):
@@ -217,7 +228,7 @@ def request_spec(volume, spec, metadata) -> dict:
         'volume_id': volume.id, 'volume_properties': properties,
         'resource_properties': properties, 'size': volume.size,
         'availability_zone': volume.availability_zone, 'source_volid': volume.source_volid,
-        'snapshot_id': volume.snapshot_id, 'image_id': None,
+        'snapshot_id': volume.snapshot_id, 'image_id': None, 'backup_id': spec['backup_id'],
         'resource_backend': spec['resource_backend'],
         'volume_type': {'id': vtype.id, 'name': vtype.name,
                         'extra_specs': dict(vtype.extra_specs)},

@@ -238,7 +238,9 @@ class Volumes:
             volume_type=wanted.get('volume_type'),
             availability_zone=wanted.get('availability_zone'),
             metadata=wanted.get('metadata'), source_volid=wanted.get('source_volid'),
-            snapshot_id=wanted.get('snapshot_id'), backup_id=wanted.get('backup_id'),
+            snapshot_id=wanted.get('snapshot_id'),
+            backup_id=(wanted.get('backup_id')
+                       if version.matches(mv.VOLUME_CREATE_FROM_BACKUP) else None),
             image_ref=wanted.get('imageRef', wanted.get('image_id')),
             scheduler_hints=body.get('OS-SCH-HNT:scheduler_hints'))
         volume = operations.create(self._conf, self._db, self._rpc, self._enforcer, ctx,

@@ -11,7 +11,9 @@ cleanup = {
         'disabled': volume_schemas.boolean,
         'host': parameter_types.hostname,
         'is_up': volume_schemas.boolean,
-        'binary': {'enum': list(db_services.CLEANABLE_BINARIES)},
+        # NOTE(cinder): Cinder's schema names these two; backup services are cleaned too
+        # (beyond Cinder) when the request names no binary.
+        'binary': {'enum': [db_services.VOLUME_BINARY, db_services.SCHEDULER_BINARY]},
         'resource_id': {'type': ['string', 'null'], 'format': 'uuid'},
         'resource_type': {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 255},
         'service_id': {'type': ['integer', 'string', 'null'], 'pattern': '^[0-9]*$',

@@ -7,6 +7,8 @@ database rows; what they return is a dict of columns for the manager to store.
 import abc
 import dataclasses
 
+from cinderlike import exception
+
 # Cinder's volume_name_template / snapshot_name_template: the names a backend knows data by.
 VOLUME_NAME_TEMPLATE = 'volume-%s'
 SNAPSHOT_NAME_TEMPLATE = 'snapshot-%s'
@@ -165,3 +167,22 @@ class VolumeDriver(abc.ABC):
     @abc.abstractmethod
     def revert_to_snapshot(self, volume: VolumeRef, snapshot: SnapshotRef) -> None:
         """Make *volume*'s data the snapshot's again (same size, as the API requires)."""
+
+    # --- snapshot export, for a backup host reading a snapshot (Cinder's) ------------
+
+    def initialize_connection_snapshot(self, snapshot: SnapshotRef, connector: dict) -> dict:
+        """Connection info through which *connector*'s host reads the snapshot.
+
+        :raises VolumeDriverException: the driver cannot export snapshots (a backup of an
+            in-use volume then fails with Cinder's backup device error).
+        """
+        raise exception.VolumeDriverException(
+            message=f'{type(self).__name__} cannot export snapshots')
+
+    def terminate_connection_snapshot(self, snapshot: SnapshotRef, connector: dict) -> None:
+        """Stop letting *connector*'s host read the snapshot (nothing to revoke by default)."""
+        return None
+
+    def remove_export_snapshot(self, snapshot: SnapshotRef) -> None:
+        """Undo what initialize_connection_snapshot exported (nothing by default)."""
+        return None

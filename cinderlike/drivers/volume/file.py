@@ -214,6 +214,18 @@ class FileDriver(base.VolumeDriver):
         """Nothing to revoke: a target admits whoever has the volume's CHAP credentials (as
         Cinder's tgtadm), a local file whoever the directory's permissions admit."""
 
+    def initialize_connection_snapshot(self, snapshot, connector):
+        """A snapshot is an image file beside the volumes: a backup host sharing the
+        directory opens it through os-brick's local connector, as a volume's.
+
+        NOTE(iscsi): snapshots are not exported as iSCSI LUNs; with a target the backup
+        host must share the directory (Cinder's LVM exports them through a temporary LUN).
+        """
+        path = self.snapshot_path(snapshot)
+        if not os.path.exists(path):
+            raise exception.VolumeBackendAPIException(data=f'no snapshot file {path}')
+        return {'driver_volume_type': 'local', 'data': {'device_path': path}}
+
     def _virtual_size(self, path: str) -> int:
         """Bytes a volume file offers: a qcow2 header's size field, else the file length."""
         with open(path, 'rb') as image:

@@ -20,6 +20,7 @@ from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.drivers.volume import base
 from cinderlike.states.volumes import Status
+from cinderlike.volume import backups
 
 LOG = logging.getLogger(__name__)
 
@@ -129,12 +130,12 @@ def _message(manager, ctx, volume, error):
 
 
 class ExtractVolumeSpec(task.Task):
-    """What the driver is asked for: a raw volume, a clone of `source_volid`, or a volume
-    from `snapshot_id`."""
+    """What the driver is asked for: a raw volume, a clone of `source_volid`, a volume
+    from `snapshot_id`, or a raw volume a backup host restores `backup_id` into."""
 
     default_provides = 'volume_spec'
 
-    def execute(self, manager, volume):
+    def execute(self, manager, volume, request_spec):
         # NOTE(qos): as Cinder, the driver reads the type's back-end QoS specs at create.
         qos = db_qos_specs.backend_specs(manager.db, type_id=volume.volume_type_id)
         spec = {'type': 'raw', 'ref': base.VolumeRef.of(volume, qos_specs=qos),
@@ -146,6 +147,8 @@ class ExtractVolumeSpec(task.Task):
             snapshot = db_snapshots.get(manager.db, snapshot_id=volume.snapshot_id)
             origin = db_volumes.get_any(manager.db, volume_id=snapshot.volume_id)
             spec.update(type='snap', source=base.SnapshotRef.of(snapshot, origin))
+        elif (request_spec or {}).get('backup_id'):
+            spec.update(type='backup', backup_id=request_spec['backup_id'])
         return spec
 
 
@@ -186,15 +189,24 @@ class CreateVolumeFromSpec(task.Task):
 
 
 class CreateVolumeOnFinish(task.Task):
-    """`available` and launched_at with the driver's columns, workers row gone; create.end."""
+    """`available` and launched_at with the driver's columns, workers row gone; create.end.
+    A volume from a backup is `restoring-backup` instead, and goes to a backup host."""
 
-    def execute(self, manager, ctx, volume, hold, model_update):
+    def execute(self, manager, ctx, volume, hold, model_update, volume_spec):
         # NOTE(cinder): as Cinder, the volume names the service that made it (3.48's
         # service_uuid; shared_targets keeps its default, true, as no driver reports it).
-        done = db_settle.Outcome(action='create', values=dict(
-            model_update, launched_at=utcnow(), service_uuid=manager.service_uuid))
+        from_backup = volume_spec['type'] == 'backup'
+        # NOTE(launched_at): also for a volume from a backup: the backend made it, so it
+        # holds its capacity claim from now on (db/pools.py holds_claim).
+        values = dict(model_update, service_uuid=manager.service_uuid, launched_at=utcnow())
+        done = db_settle.Outcome(action='create', values=values,
+                                 status=Status.RESTORING_BACKUP if from_backup else None)
         if db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
                             outcome=done) is not db_settle.Settled.DONE:
             raise exception.VolumeMovedOn(
                 reason=f'volume {volume.id} left creating while the driver made it')
+        if from_backup:
+            backups.restore_new_volume(manager, ctx, volume=volume,
+                                       backup_id=volume_spec['backup_id'])
+            return
         manager.notifier.info(ctx, volume, 'create.end', reload=True)

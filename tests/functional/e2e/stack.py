@@ -167,6 +167,8 @@ class Stack:
                 'graceful_shutdown_timeout': 20,
                 # a call that reaches no server yet (start-up) fails in 10 s, not 60.
                 'rpc_response_timeout': 10,
+                # backups to $state_path/backup (Cinder's default, swift, needs a Swift).
+                'backup_driver': 'posix',
             },
             'database': {'connection': self.db_url},
         }

@@ -1,6 +1,6 @@
-"""The `openstack` CLI's snapshot and transfer commands, which go through openstacksdk and its
-version discovery and so need Keystone: a snapshot's life, and a volume offered by one project
-and accepted by another.
+"""The `openstack` CLI's snapshot, transfer and backup commands, which go through openstacksdk
+and its version discovery and so need Keystone: a snapshot's life, a volume offered by one
+project and accepted by another, and a backup's life.
 """
 
 import uuid
@@ -84,3 +84,28 @@ def test_transfer_offered_by_one_project_accepted_by_another(openstack_cli, memb
 
     openstack_cli(recipient, 'volume', 'delete', volume_id)
     _deleted(openstack_cli, recipient, 'volume', 'list', '--name', name)
+
+
+def test_backup_create_show_list_set_delete(openstack_cli, keystone, member, name):
+    """`openstack volume backup` against the API. This stack's backends are the fake driver,
+    whose volumes no host can open, so the backup ends `error` with the reason (the data
+    path is tests/functional/e2e/test_backups.py); an admin then sets it available."""
+    volume_id = _available_volume(openstack_cli, member, name)
+    created = openstack_cli(member, 'volume', 'backup', 'create', '--name', f'{name}-b',
+                            volume_id, '-f', 'json')
+    backup_id = created['id']
+
+    def show(user=member):
+        return openstack_cli(user, 'volume', 'backup', 'show', backup_id, '-f', 'json')
+    shown = settle(show, until=lambda b: b['status'] == 'error', what=f'backup {backup_id}')
+    assert (shown['name'], shown['volume_id'], shown['size']) == (f'{name}-b', volume_id, 1)
+    assert 'fake' in shown['fail_reason']
+    listed = openstack_cli(member, 'volume', 'backup', 'list', '--name', f'{name}-b',
+                           '-f', 'json')
+    assert [(b['ID'], b['Status']) for b in listed] == [(backup_id, 'error')]
+    openstack_cli(keystone.admin, 'volume', 'backup', 'set', '--state', 'available', backup_id)
+    settle(show, until=lambda b: b['status'] == 'available', what='the reset backup')
+    openstack_cli(member, 'volume', 'backup', 'delete', backup_id)
+    _deleted(openstack_cli, member, 'volume', 'backup', 'list', '--name', f'{name}-b')
+    openstack_cli(member, 'volume', 'delete', volume_id)
+    _deleted(openstack_cli, member, 'volume', 'list', '--name', name)

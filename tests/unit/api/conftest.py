@@ -50,7 +50,9 @@ def add_service(db, *, host, binary='cinder-volume', zone='nova', cluster=None,
 
 
 # Volume API fixtures (a recording RPC client and apps using it), pools/capabilities
-# fixtures (RPC clients that answer calls) and attachment fixtures (calls reach a manager).
+# fixtures (RPC clients that answer calls), attachment fixtures (calls reach a manager) and
+# backup fixtures (a live backup service, calls answered).
 from tests.unit.api.attachment_fixtures import aclient, akclient, manager, mrpc  # noqa: E402,F401
+from tests.unit.api.backup_fixtures import bclient, bkclient, brpc  # noqa: E402,F401
 from tests.unit.api.pool_fixtures import answering, pclient, pkclient  # noqa: E402,F401
 from tests.unit.api.volume_fixtures import kclient, rpc, seeded, vclient  # noqa: E402,F401

@@ -69,9 +69,6 @@ def test_a_snapshot_that_is_not_available_is_refused(vclient, db, rpc, status):
 
 @pytest.mark.parametrize('body, code, message', [
     ({'snapshot_id': ZERO}, 404, f'Snapshot {ZERO} could not be found.'),
-    ({'size': 1, 'backup_id': ZERO}, 400,
-     'Invalid input received: Creating a volume from a backup is not supported: this '
-     'deployment has no backup service that can restore it yet.'),
     ({'size': 1, 'imageRef': 'cirros'}, 400,
      'Invalid input received: Creating a volume from an image is not supported: no image '
      'service (Glance) is configured.'),

@@ -37,11 +37,12 @@ def conf():
 
 
 def _distribute(db, conf, **request):
-    volume_api, scheduler_api = Recorder(), Recorder()
+    volume_api, scheduler_api, backup_api = Recorder(), Recorder(), Recorder()
     cleaning, unavailable = cleanup.distribute(
         db, conf=conf, request={'until': '2030-01-01T00:00:00', **request},
-        volume_api=volume_api, scheduler_api=scheduler_api,
+        volume_api=volume_api, scheduler_api=scheduler_api, backup_api=backup_api,
         ctx=context.get_admin_context())
+    _distribute.backup_casts = backup_api.casts
     return ([s.host for s in cleaning], [s.host for s in unavailable], volume_api.casts,
             scheduler_api.casts)
 
@@ -62,9 +63,11 @@ def test_down_services_go_to_their_live_cluster_or_are_unavailable(db, conf):
 def test_is_up_selects_live_services_cast_to_their_host_or_any_scheduler(db, conf):
     live = _service(db, 'e@lvm')
     scheduler = _service(db, 'node1', binary='cinder-scheduler')
-    _service(db, 'node1', binary='cinder-backup')
+    backup = _service(db, 'node1', binary='cinder-backup')
     cleaning, _, casts, scheduler_casts = _distribute(db, conf, is_up=True)
-    assert cleaning == ['e@lvm', 'node1']
+    assert cleaning == ['e@lvm', 'node1', 'node1']
+    assert [(c['host'], c['cleanup_request']['service_ids'])
+            for c in _distribute.backup_casts] == [('node1', [backup.id])]
     assert [(c['host'], c['cluster_name']) for c in casts] == [('e@lvm', None)]
     assert casts[0]['cleanup_request']['service_ids'] == [live.id]
     assert [c['cleanup_request']['service_ids'] for c in scheduler_casts] == [[scheduler.id]]
@@ -90,3 +93,17 @@ def test_scheduler_cleanup_errors_only_old_unplaced_creates(db, conf):
     assert cleanup.clean_unplaced(db, conf=conf, until=utcnow()) == 1
     statuses = {v: db_volumes.get(db, volume_id=v).status for v in (old.id, placed.id, fresh.id)}
     assert statuses == {old.id: 'error', placed.id: 'creating', fresh.id: 'creating'}
+
+
+def test_a_down_backup_service_is_cleaned_by_a_live_one_of_its_zone(db, conf):
+    dead = _service(db, 'bk-dead', age=600, binary='cinder-backup')
+    _service(db, 'bk-live', binary='cinder-backup')
+    cleaning, unavailable, _, _ = _distribute(db, conf, binary='cinder-backup')
+    assert (cleaning, unavailable) == (['bk-dead'], [])
+    assert [(c['host'], c['cleanup_request']['service_ids'])
+            for c in _distribute.backup_casts] == [('bk-live', [dead.id])]
+
+
+def test_a_down_backup_service_without_a_live_peer_is_unavailable(db, conf):
+    _service(db, 'bk-dead', age=600, binary='cinder-backup')
+    assert _distribute(db, conf, binary='cinder-backup')[:2] == ([], ['bk-dead'])

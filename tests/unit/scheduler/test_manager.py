@@ -13,6 +13,7 @@ from cinderlike.db import volumes as db_volumes
 from cinderlike.scheduler import manager as scheduler_manager
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from tests.fixtures import daemons
+from tests.unit.backup.test_manager import posix_conf
 from tests.unit.scheduler import placing
 
 T0 = placing.T0
@@ -255,9 +256,9 @@ def test_publisher_reports_reach_every_scheduler_by_fanout_in_order():
         daemons.close_transports()
 
 
-def test_a_scheduler_started_last_asks_the_services_to_report():
-    conf = daemons.make_conf(report_interval=3600, periodic_interval=3600,
-                             periodic_fuzzy_delay=0)
+def test_a_scheduler_started_last_asks_the_services_to_report(tmp_path):
+    conf = posix_conf(tmp_path, report_interval=3600, periodic_interval=3600,
+                      periodic_fuzzy_delay=0)
     db = daemons.make_db()
     backup = service.Service(conf, host='b1', manager_cls=backup_manager.BackupManager,
                              db=db, shared_transport=True)
