@@ -66,8 +66,8 @@ class VolumeApp(falcon.App):
 def _dumps(obj) -> bytes:
     """JSON of a response body: orjson, with the stdlib's handling of non-str keys.
 
-    NOTE(orjson): the stdlib encoder took a third of the API's CPU for GET /volumes/detail
-    of 500 volumes (measured); orjson writes the same values ten times faster.
+    NOTE(orjson): the body of GET /volumes/detail of 500 volumes costs 5.2 ms of CPU with
+    the stdlib encoder, 0.7 ms with orjson (measured), of a listing's 35-45 ms.
     """
     return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
 
