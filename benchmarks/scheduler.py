@@ -5,19 +5,23 @@
 
 Each pool belongs to its own up volume service that reported it; the scheduler's pools view,
 the filter chain and weighers of the default configuration, and the claim on the best pool
-(one conditional UPDATE) are timed together. Prints p50 and p99 in milliseconds per N.
+(one conditional UPDATE) are timed together. Prints p50 and p99 in milliseconds per N, then
+the growth between successive N: the p50 ratio and its exponent (log ratio / log N ratio;
+below 1 is sub-linear).
 """
 
 import argparse
 import json
+import math
 import statistics
 import time
 
+from cinderlike import capacity
 from cinderlike import conf as conf_pkg
 from cinderlike.db import engine, models
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
-from cinderlike.scheduler import backend_state, filter_scheduler, host_manager
+from cinderlike.scheduler import filter_scheduler, host_manager
 from cinderlike.volume import periodics
 
 
@@ -39,9 +43,10 @@ def _setup(db, conf, count):
         db_services.register(db, host=host, binary='cinder-volume', topic='cinder-volume',
                              availability_zone='nova')
         report = _report(index)
-        backend = backend_state.BackendState.from_report(host, report)
+        pools = [periodics.pool_limits(f'{host}#{name}', cap)
+                 for name, cap in capacity.report_pools(report)]
         db_pools.record_report(db, backend=host, cluster_name=None, seq=1, gathered_at=now,
-                               pools=[periodics.pool_limits(p) for p in backend.pools.values()])
+                               pools=pools)
         hm.update(host_manager.CapabilityReport('volume', host, None, report, now, 1))
     return hm
 
@@ -88,8 +93,19 @@ def main():
     parser.add_argument('--placements', type=int, default=300)
     parser.add_argument('--db-url', default='sqlite://')
     args = parser.parse_args()
+    results = []
     for count in (int(n) for n in args.pools.split(',')):
-        print(json.dumps(run(args.db_url, count, args.placements)), flush=True)
+        results.append(run(args.db_url, count, args.placements))
+        print(json.dumps(results[-1]), flush=True)
+    steps = zip(results, results[1:], strict=False)
+    print(json.dumps({'growth': [growth(a, b) for a, b in steps]}))
+
+
+def growth(smaller: dict, larger: dict) -> dict:
+    """How p50 grew from *smaller* to *larger* pool counts."""
+    ratio = larger['p50_ms'] / smaller['p50_ms']
+    return {'pools': [smaller['pools'], larger['pools']], 'p50_ratio': round(ratio, 2),
+            'exponent': round(math.log(ratio) / math.log(larger['pools'] / smaller['pools']), 2)}
 
 
 if __name__ == '__main__':

@@ -19,6 +19,33 @@ import urllib.parse
 import uuid
 
 POLL = 0.05  # seconds between two looks at the counts while waiting
+CONCURRENT_LISTS = 4  # GET /volumes/detail per client when C clients list at once
+
+
+class Meter:
+    """CPU seconds and RSS of the deployment's daemons, each with its worker processes."""
+
+    def __init__(self, pids: dict[str, int]):
+        import psutil  # NOTE(deps): oslo.utils and os-brick already depend on it
+        self._trees = {name: psutil.Process(pid) for name, pid in pids.items()}
+
+    def _processes(self, name):
+        root = self._trees[name]
+        return [root, *root.children(recursive=True)]
+
+    def cpu(self) -> dict[str, float]:
+        """Process CPU seconds (user + system) so far, per daemon."""
+        return {name: sum(sum(p.cpu_times()[:2]) for p in self._processes(name))
+                for name in self._trees}
+
+    def rss_mb(self) -> dict[str, float]:
+        """The largest resident set among each daemon's processes, in MiB."""
+        return {name: round(max(p.memory_info().rss for p in self._processes(name)) / 2**20, 1)
+                for name in self._trees}
+
+
+def _spent(before: dict, after: dict, per: int, scale: float = 1000) -> dict:
+    return {name: round((after[name] - before[name]) * scale / per, 2) for name in before}
 
 
 class Client:
@@ -110,8 +137,11 @@ def _wait(client: Client, done, *, timeout: float, what: str) -> float:
 
 
 def run(url: str, *, count: int, concurrency: int, lists: int, size: int = 1,
-        timeout: float = 600) -> dict:
+        timeout: float = 600, meter: Meter | None = None) -> dict:
+    """The run's figures; with a *meter*, also CPU ms per volume created and deleted (the
+    polls included, the listings not), CPU ms per listing and each daemon's RSS after."""
     project = f'bench-{uuid.uuid4().hex[:12]}'
+    cpu = meter.cpu if meter else dict
     clients = [Client(url, project) for _ in range(concurrency)]
     watcher = Client(url, project)
     try:
@@ -119,6 +149,7 @@ def run(url: str, *, count: int, concurrency: int, lists: int, size: int = 1,
         # do not cut the run short; quota is still reserved and committed per volume.
         watcher.call('PUT', f'/os-quota-sets/{project}',
                      {'quota_set': {'volumes': -1, 'gigabytes': -1}}, expect=200)
+        cpu_start = cpu()
         start = time.perf_counter()
         posts = _in_parallel(clients, list(range(count)), lambda c, i: c.call(
             'POST', '/volumes', {'volume': {'size': size, 'name': f'bench-{i}'}}, expect=202))
@@ -126,13 +157,23 @@ def run(url: str, *, count: int, concurrency: int, lists: int, size: int = 1,
         available = _wait(watcher, lambda c: c.count('status=available') == count,
                           timeout=timeout, what=f'{count} volumes available')
 
+        cpu_created = cpu()
+
+        def list_all(client, _):
+            shown = client.call('GET', '/volumes/detail', expect=200)['volumes']
+            if len(shown) != count:
+                raise RuntimeError(f'listed {len(shown)} volumes, expected {count}')
+            return shown
+
         listings = []
         for _ in range(lists):
             began = time.perf_counter()
-            shown = watcher.call('GET', '/volumes/detail', expect=200)['volumes']
+            shown = list_all(watcher, None)
             listings.append(time.perf_counter() - began)
-            if len(shown) != count:
-                raise RuntimeError(f'listed {len(shown)} volumes, expected {count}')
+        cpu_listed = cpu()
+        concurrent = _in_parallel(clients, list(range(concurrency * CONCURRENT_LISTS)),
+                                  list_all)
+        cpu_deleting = cpu()
 
         ids = [v['id'] for v in shown]
         deleting = time.perf_counter()
@@ -140,10 +181,11 @@ def run(url: str, *, count: int, concurrency: int, lists: int, size: int = 1,
                                                          expect=202))
         gone = _wait(watcher, lambda c: c.count() == 0, timeout=timeout,
                      what=f'{count} volumes deleted')
+        cpu_end = cpu()
     finally:
         for client in clients + [watcher]:
             client.close()
-    return {
+    figures = {
         'volumes': count, 'concurrency': concurrency,
         'post_p50_ms': percentile(posts, 50), 'post_p95_ms': percentile(posts, 95),
         'post_p99_ms': percentile(posts, 99),
@@ -151,8 +193,17 @@ def run(url: str, *, count: int, concurrency: int, lists: int, size: int = 1,
         'end_to_end_volumes_per_s': round(count / (available - start), 1),
         'list_detail_p50_ms': percentile(listings, 50),
         'list_detail_p95_ms': percentile(listings, 95),
+        f'list_detail_c{concurrency}_p50_ms': percentile(concurrent, 50),
+        f'list_detail_c{concurrency}_p95_ms': percentile(concurrent, 95),
         'delete_volumes_per_s': round(count / (gone - deleting), 1),
     }
+    if meter:
+        work = {name: (cpu_created[name] - cpu_start[name]) + (cpu_end[name] - cpu_deleting[name])
+                for name in cpu_start}
+        figures['cpu_ms_per_volume'] = _spent(dict.fromkeys(work, 0.0), work, count)
+        figures['cpu_ms_per_list_detail'] = _spent(cpu_created, cpu_listed, lists)['api']
+        figures['rss_mb'] = meter.rss_mb()
+    return figures
 
 
 def main(argv=None):
@@ -179,7 +230,8 @@ def main(argv=None):
         with deployment.deployed(db=args.deploy, backends=args.backends,
                                  api_workers=args.api_workers,
                                  keep_logs=args.keep_logs) as stack:
-            result = run(f'http://127.0.0.1:{stack.api_port}', **options)
+            meter = Meter({name: d.proc.pid for name, d in stack.daemons.items()})
+            result = run(f'http://127.0.0.1:{stack.api_port}', meter=meter, **options)
         result['database'] = args.deploy
     json.dump(result, sys.stdout)
     print()

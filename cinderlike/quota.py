@@ -5,6 +5,7 @@ limits), the volume service (commit/rollback/release once the driver is done) an
 (expire_reservations). Limits resolve project row → quota class 'default' → option default.
 """
 
+import dataclasses
 import datetime
 
 from oslo_log import log as logging
@@ -155,6 +156,28 @@ def _specific(error: exception.OverQuota, deltas: dict[str, int]) -> exception.O
     return specific
 
 
+def _counter(conf, project_id: str, type_ids: dict[str, str]):
+    """count(session, resource): a usage recounted from the resource tables."""
+    def count(s, resource):
+        return db_quotas.count_in_use(s, project_id=project_id, resource=resource,
+                                      type_ids=type_ids,
+                                      no_snapshot_gb_quota=conf.no_snapshot_gb_quota)
+    return count
+
+
+def _refused(ctx, project_id: str, error: exception.OverQuota, deltas) -> exception.OverQuota:
+    LOG.warning('Quota exceeded for project %(project)s on %(overs)s (request %(req)s).',
+                {'project': project_id, 'overs': error.kwargs['overs'],
+                 'req': ctx.request_id if ctx else None})
+    return _specific(error, deltas)
+
+
+def _reservable(deltas) -> None:
+    unreservable = sorted(set(deltas) & set(LIMIT_ONLY))
+    if unreservable:
+        raise exception.QuotaResourceUnknown(unknown=unreservable)
+
+
 def reserve(db, ctx, *, conf, project_id: str, deltas: dict[str, int],
             session=None) -> list[str]:
     """Reserve *deltas* for the project until `reservation_expire`; the reservation uuids.
@@ -164,27 +187,54 @@ def reserve(db, ctx, *, conf, project_id: str, deltas: dict[str, int],
         for the first resource over its limit; nothing is reserved then.
     :raises QuotaResourceUnknown: for a resource that is not reservable.
     """
-    unreservable = sorted(set(deltas) & set(LIMIT_ONLY))
-    if unreservable:
-        raise exception.QuotaResourceUnknown(unknown=unreservable)
+    _reservable(deltas)
     limits, type_ids = _lookup(conf, db, project_id, deltas, session=session)
-
-    def count(s, resource):
-        return db_quotas.count_in_use(s, project_id=project_id, resource=resource,
-                                      type_ids=type_ids,
-                                      no_snapshot_gb_quota=conf.no_snapshot_gb_quota)
-
     expire = utcnow() + datetime.timedelta(seconds=conf.reservation_expire)
     try:
         return db_reservations.reserve(
             db, project_id=project_id, deltas=deltas, limits=limits, expire=expire,
-            count=count, until_refresh=conf.until_refresh, max_age=conf.max_age,
-            session=session)
+            count=_counter(conf, project_id, type_ids), until_refresh=conf.until_refresh,
+            max_age=conf.max_age, session=session)
     except exception.OverQuota as error:
-        LOG.warning('Quota exceeded for project %(project)s on %(overs)s (request %(req)s).',
-                    {'project': project_id, 'overs': error.kwargs['overs'],
-                     'req': ctx.request_id if ctx else None})
-        raise _specific(error, deltas) from None
+        raise _refused(ctx, project_id, error, deltas) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class VolumePlan:
+    """A new volume's deltas and the limits they are checked against, read once."""
+
+    project_id: str
+    deltas: dict[str, int]
+    limits: dict[str, int]
+    type_ids: dict[str, str]
+
+
+def plan_volume(db, *, conf, project_id: str, size: int, deltas: dict[str, int],
+                session=None) -> VolumePlan:
+    """check_volume_size, and the limits consume() checks *deltas* against, in one lookup.
+
+    :raises VolumeSizeExceedsLimit: (413) when *size* is above the project's limit.
+    :raises QuotaResourceUnknown: for a resource that is not reservable.
+    """
+    _reservable(deltas)
+    limits, type_ids = _lookup(conf, db, project_id, [*deltas, *LIMIT_ONLY], session=session)
+    _check_size(limits['per_volume_gigabytes'], size)
+    return VolumePlan(project_id, dict(deltas), {r: limits[r] for r in deltas}, type_ids)
+
+
+def consume(db, ctx, *, conf, plan: VolumePlan, then):
+    """Reserve and commit *plan*'s deltas in one transaction with *then(session)*, which
+    writes what they count; *then*'s result.
+
+    :raises: the errors of reserve() (413 over quota); nothing is written then.
+    """
+    try:
+        return db_reservations.consume(
+            db, project_id=plan.project_id, deltas=plan.deltas, limits=plan.limits,
+            count=_counter(conf, plan.project_id, plan.type_ids), then=then,
+            until_refresh=conf.until_refresh, max_age=conf.max_age)
+    except exception.OverQuota as error:
+        raise _refused(ctx, plan.project_id, error, plan.deltas) from None
 
 
 def commit(db, ctx, reservations: list[str], *, session=None) -> None:
@@ -210,11 +260,15 @@ def expire_reservations(db) -> int:
     return count
 
 
+def _check_size(limit: int, size: int) -> None:
+    if 0 <= limit < size:
+        raise exception.VolumeSizeExceedsLimit(size=size, limit=limit)
+
+
 def check_volume_size(db, *, conf, project_id: str, size: int) -> None:
     """Cinder's limit_check of per_volume_gigabytes.
 
     :raises VolumeSizeExceedsLimit: (413) when *size* is above the project's limit.
     """
-    limit = _limits(conf, db, project_id, ['per_volume_gigabytes'])['per_volume_gigabytes']
-    if 0 <= limit < size:
-        raise exception.VolumeSizeExceedsLimit(size=size, limit=limit)
+    _check_size(_limits(conf, db, project_id, ['per_volume_gigabytes'])['per_volume_gigabytes'],
+                size)

@@ -5,6 +5,7 @@ db/ function opens its own transaction when given none.
 """
 
 import contextlib
+import time
 
 import sqlalchemy as sa
 from sqlalchemy import event, orm
@@ -24,7 +25,6 @@ def _engine_args(url, dbconf):
         args.update(pool_size=dbconf.max_pool_size, max_overflow=dbconf.max_overflow,
                     pool_timeout=dbconf.pool_timeout,
                     pool_recycle=dbconf.connection_recycle_time)
-    args['pool_pre_ping'] = True
     if url.get_backend_name() == 'mysql':
         # NOTE(pymysql): PyMySQL >= 1.2 builds a TLS context per connection unless told
         # otherwise, ~50 ms of CPU each; TLS is asked for explicitly in the URL when wanted.
@@ -42,6 +42,35 @@ def _sqlite_pragmas(dbapi_conn, _record):
     cursor.close()
 
 
+# A pooled connection idle longer than this is pinged before it is handed out again.
+PING_AFTER_IDLE_S = 1.0
+
+
+def _note_checkin(_dbapi_conn, record):
+    record.info['checked_in_at'] = time.monotonic()
+
+
+def _ping_if_idle(dialect):
+    """Checkout listener: SQLAlchemy's pre-ping, for connections idle PING_AFTER_IDLE_S+.
+
+    NOTE(pre_ping): a ping on every checkout is one more round trip per transaction (seven
+    per POST /volumes) that the database server answers too; a connection back in the pool
+    for less than a second was just working, so only idle ones are checked. A dead one
+    invalidates the pool, as pool_pre_ping does.
+    """
+    def checkout(dbapi_conn, record, _proxy):
+        since = record.info.get('checked_in_at')
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_S:
+            return  # new (just connected) or just used
+        try:
+            dialect.do_ping(dbapi_conn)
+        except dialect.loaded_dbapi.Error as error:
+            if not dialect.is_disconnect(error, dbapi_conn, None):
+                raise
+            raise sa.exc.InvalidatePoolError() from error
+    return checkout
+
+
 class Database:
     """Engine plus session factory; passed to every db/ function as its first argument."""
 
@@ -50,6 +79,9 @@ class Database:
         self.engine = sa.create_engine(url, **args)
         if self.engine.dialect.name == 'sqlite':
             event.listen(self.engine, 'connect', _sqlite_pragmas)
+        else:
+            event.listen(self.engine, 'checkin', _note_checkin)
+            event.listen(self.engine, 'checkout', _ping_if_idle(self.engine.dialect))
         self._sessions = orm.sessionmaker(bind=self.engine, expire_on_commit=False)
 
     @classmethod

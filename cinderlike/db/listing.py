@@ -100,6 +100,8 @@ class Listing:
     model: type
     filter_clauses: Callable[[dict], list | None]
     marker_not_found: Callable[[str], Exception]
+    # Pages of Core rows (the columns by name, read-only) instead of ORM instances.
+    plain_rows: bool = False
 
     def scope(self, project_id: str | None, filters: dict | None) -> list | None:
         """WHERE clauses of the live rows (of *project_id*) matching *filters*."""
@@ -130,7 +132,7 @@ class Listing:
                 if marker_row is None:
                     raise self.marker_not_found(marker)
             return page(s, self.model, where=where, pairs=pairs, marker_row=marker_row,
-                        limit=limit, offset=offset)
+                        limit=limit, offset=offset, plain_rows=self.plain_rows)
 
     def count(self, db, *, project_id: str | None, filters: dict | None = None) -> int:
         """How many rows match, ignoring pagination (`with_count`, 3.45)."""
@@ -142,13 +144,17 @@ class Listing:
 
 
 def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = None,
-         offset: int | None = None) -> list:
-    """The rows of *model* matching *where*, in *pairs* order, after *marker_row*."""
+         offset: int | None = None, plain_rows: bool = False) -> list:
+    """The rows of *model* matching *where*, in *pairs* order, after *marker_row*.
+
+    NOTE(plain_rows): a Core row costs a fraction of an ORM instance to load and to read
+    (measured: about a third of GET /volumes/detail of 500 went to instances).
+    """
     if marker_row is not None:
         where = [*where, after_marker(pairs, marker_row)]
-    stmt = order_by(sa.select(model).where(*where), pairs)
+    stmt = order_by(sa.select(model.__table__ if plain_rows else model).where(*where), pairs)
     if offset:
         stmt = stmt.offset(offset)
     if limit is not None:
         stmt = stmt.limit(limit)
-    return list(s.scalars(stmt))
+    return list(s.execute(stmt) if plain_rows else s.scalars(stmt))

@@ -102,6 +102,13 @@ def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
         return list(session.scalars(stmt.order_by(Service.id)))
 
 
+def availability_zones(db, *, binary: str, session=None) -> set[str]:
+    """The zones of the live services of *binary*."""
+    with db.reader(session) as s:
+        return set(s.scalars(sa.select(Service.availability_zone).distinct().where(
+            Service.deleted.is_(False), Service.binary == binary)))
+
+
 def set_disabled(db, *, host, binary, disabled: bool, reason=None) -> list[Service]:
     """Enable or disable the (host, binary) services; returns the updated rows.
 

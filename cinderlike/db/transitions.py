@@ -83,8 +83,12 @@ class Machine:
                 s.execute(sa.select(self.model.id).where(self.model.id == row_id)
                           .with_for_update())
             count = conditional.update(s, self.model, values=new, where=clauses)
-            row = self.get(db, row_id=row_id, project_id=project_id, session=s)
-            s.refresh(row)
+            # NOTE(populate_existing): one SELECT reads the row as now stored, also over an
+            # instance the session loaded before the UPDATE.
+            row = s.scalars(sa.select(self.model).where(*self.live(row_id, project_id))
+                            .execution_options(populate_existing=True)).first()
+            if row is None:
+                raise self.not_found(row_id)
             if not count:
                 raise self.refusal(action, row)
         LOG.info('%(res)s %(id)s: %(action)s began, %(col)s %(status)s',

@@ -247,14 +247,16 @@ def _filter_clauses(filters: dict) -> list | None:
 
 
 LISTING = listing.Listing(model=Volume, filter_clauses=_filter_clauses,
-                          marker_not_found=lambda marker: exception.MarkerNotFound(marker=marker))
+                          marker_not_found=lambda marker: exception.MarkerNotFound(marker=marker),
+                          plain_rows=True)
 
 
 def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
             sort: list[tuple[str, str | None]] | None = None,
-            sort_aliases: dict[str, str] | None = None) -> list[Volume]:
-    """One page of volumes (all projects when *project_id* is None); see Listing.get_all."""
+            sort_aliases: dict[str, str] | None = None) -> list[sa.Row]:
+    """One page of volumes (all projects when *project_id* is None), as read-only rows
+    with the Volume columns by name; see Listing.get_all."""
     return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
                            limit=limit, offset=offset, sort=sort,
                            sort_aliases=sort_aliases or {'name': 'display_name'})

@@ -1,5 +1,6 @@
-"""cinderlike-api: the create-volume flow — validate the request, reserve quota, insert the
-row `creating` (quota committed in the same transaction), cast to the scheduler.
+"""cinderlike-api: the create-volume flow — validate the request, check the quota limits,
+insert the row `creating` with its quota reserved and committed in that transaction, cast to
+the scheduler.
 
 A linear flow of taskflow tasks, as Cinder's api/flows/create_volume.py (run by
 cinderlike/flow.py): a failing task reverts the ones before it, so a refused request writes
@@ -98,13 +99,14 @@ def _backend_of(source) -> str | None:
     return pool.partition('#')[0] if pool else None
 
 
-def _zone(conf, db, wanted, source, source_kind: str) -> str:
+def _zone(conf, db, wanted, source, source_kind: str, session) -> str:
     """The availability zone the volume goes to (Cinder's _extract_availability_zone)."""
     fallback = conf.default_availability_zone or conf.storage_availability_zone
     if wanted is None and source is not None and conf.cloned_volume_same_az:
         wanted = source.availability_zone
     zone = wanted or fallback
-    known = {s.availability_zone for s in db_services.get_all(db, binary=db_services.VOLUME_BINARY)}
+    known = db_services.availability_zones(db, binary=db_services.VOLUME_BINARY,
+                                           session=session)
     known.add(conf.storage_availability_zone)
     if zone not in known:
         if not conf.allow_availability_zone_fallback:
@@ -124,18 +126,26 @@ class ExtractSpec(task.Task):
 
     def execute(self, conf, db, ctx, request: CreateRequest):
         _exclusive_source(request)
+        # NOTE(session): every lookup of the request in one read transaction.
+        with db.reader() as s:
+            return self._spec(conf, db, ctx, request, s)
+
+    @staticmethod
+    def _spec(conf, db, ctx, request: CreateRequest, s) -> dict:
         source = snapshot = None
         if request.snapshot_id:
             snapshot = db_snapshots.get(db, snapshot_id=request.snapshot_id,
-                                        project_id=None if ctx.is_admin else ctx.project_id)
+                                        project_id=None if ctx.is_admin else ctx.project_id,
+                                        session=s)
             if snapshot.status != SnapshotStatus.AVAILABLE:
                 raise exception.InvalidSnapshot(
                     reason="Originating snapshot status must be one of 'available' values")
             # NOTE(snapshot): the new volume lands on the snapshot's backend, in its zone.
-            source = db_volumes.get_any(db, volume_id=snapshot.volume_id)
+            source = db_volumes.get_any(db, volume_id=snapshot.volume_id, session=s)
         elif request.source_volid:
             source = db_volumes.get(db, volume_id=request.source_volid,
-                                    project_id=None if ctx.is_admin else ctx.project_id)
+                                    project_id=None if ctx.is_admin else ctx.project_id,
+                                    session=s)
             if source.status not in SOURCE_STATUSES:
                 raise exception.InvalidVolume(
                     reason="Originating source volume status must be one of "
@@ -151,17 +161,18 @@ class ExtractSpec(task.Task):
         if request.volume_type:
             vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
                                                is_admin=ctx.is_admin,
-                                               name_or_id=request.volume_type)
+                                               name_or_id=request.volume_type, session=s)
         elif snapshot is not None:
-            vtype = db_types.get(db, type_id=snapshot.volume_type_id)
+            vtype = db_types.get(db, type_id=snapshot.volume_type_id, session=s)
         elif source is not None:
-            vtype = db_types.get(db, type_id=source.volume_type_id)
+            vtype = db_types.get(db, type_id=source.volume_type_id, session=s)
         else:
             vtype = db_types.get_default_for_project(
-                db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type)
+                db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
+                session=s)
         return {'size': size, 'volume_type': vtype,
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
-                                           'snapshot' if snapshot else 'source volume'),
+                                           'snapshot' if snapshot else 'source volume', s),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
                 'backup_id': request.backup_id, 'resource_backend': _backend_of(source)}
 
@@ -174,29 +185,26 @@ class AuthorizeType(task.Task):
             enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
 
 
-class ReserveQuota(task.Task):
-    """per_volume_gigabytes check, then volumes/gigabytes (and per-type) reservations."""
+class CheckQuota(task.Task):
+    """per_volume_gigabytes, then the limits CreateEntry consumes volumes/gigabytes (and
+    per-type) against."""
 
-    default_provides = 'reservations'
+    default_provides = 'quota_plan'
 
     def execute(self, conf, db, ctx, spec):
-        quota.check_volume_size(db, conf=conf, project_id=ctx.project_id, size=spec['size'])
         deltas = quota.volume_deltas(size=spec['size'],
                                      volume_type_name=spec['volume_type'].name)
-        return quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id, deltas=deltas)
-
-    def revert(self, db, ctx, result, **kwargs):
-        if isinstance(result, list):
-            # NOTE(committed): a reservation already committed with the row is skipped.
-            quota.rollback(db, ctx, result)
+        return quota.plan_volume(db, conf=conf, project_id=ctx.project_id, size=spec['size'],
+                                 deltas=deltas)
 
 
 class CreateEntry(task.Task):
-    """Insert the row `creating` with no host and commit the quota in one transaction."""
+    """Insert the row `creating` with no host, its quota reserved and committed in the same
+    transaction (Cinder reserves, inserts, then commits)."""
 
     default_provides = 'volume'
 
-    def execute(self, db, ctx, request: CreateRequest, spec, reservations):
+    def execute(self, conf, db, ctx, request: CreateRequest, spec, quota_plan):
         values = {
             'size': spec['size'], 'user_id': ctx.user_id, 'project_id': ctx.project_id,
             'availability_zone': spec['availability_zone'], 'status': Status.CREATING,
@@ -207,11 +215,8 @@ class CreateEntry(task.Task):
             'replication_status': 'disabled', 'host': None,
             'multiattach': spec['volume_type'].extra_specs.get('multiattach') == '<is> True',
         }
-        with db.writer() as session:
-            volume = db_volumes.create(db, values=values, metadata=request.metadata,
-                                       session=session)
-            quota.commit(db, ctx, reservations, session=session)
-        return volume
+        return quota.consume(db, ctx, conf=conf, plan=quota_plan, then=lambda s: (
+            db_volumes.create(db, values=values, metadata=request.metadata, session=s)))
 
 
 def request_spec(volume, spec, metadata) -> dict:
@@ -251,16 +256,17 @@ class CastToScheduler(task.Task):
 
 
 def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
-    """Run the flow; returns the inserted volume row.
+    """Run the flow; returns the inserted volume row and its type.
 
     :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota, PolicyNotAuthorized:
         as Cinder's create (`volume:multiattach` for a multiattach type).
     """
     store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'enforcer': enforcer, 'ctx': ctx,
              'request': request}
-    return FLOW.run(store)['volume']
+    done = FLOW.run(store)
+    return done['volume'], done['spec']['volume_type']
 
 
 FLOW = flow.LinearFlow('volume_create_api',
-                       ExtractSpec(), AuthorizeType(), ReserveQuota(), CreateEntry(),
+                       ExtractSpec(), AuthorizeType(), CheckQuota(), CreateEntry(),
                        CastToScheduler())

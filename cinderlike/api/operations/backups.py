@@ -166,7 +166,7 @@ def restore_to_new(conf, db, rpc, enforcer, ctx, *, backup_id: str, name: str | 
     request = create_volume.CreateRequest(
         size=backup.size, name=name or f'restore_backup_{backup_id}',
         description='auto-created_from_restore_from_backup', backup_id=backup_id)
-    volume = volume_operations.create(conf, db, rpc, enforcer, ctx, request=request)
+    volume, _type = volume_operations.create(conf, db, rpc, enforcer, ctx, request=request)
     return backup, volume
 
 

@@ -28,7 +28,8 @@ def get(db, ctx, *, volume_id: str):
 
 
 def create(conf, db, rpc, enforcer, ctx, *, request: create_volume.CreateRequest):
-    """Validate, reserve, insert `creating` and cast to the scheduler; the new row."""
+    """Validate, check quota, insert `creating` (quota consumed) and cast to the scheduler;
+    the new row and its volume type."""
     metadata = request.metadata or {}
     for key in metadata:
         if not key or not key.strip():

@@ -2,10 +2,12 @@
 
 Many threads, each with its own connection, reserve against one limit at once (usage rows
 not yet created, then existing): the limit is never passed, no duplicate usage row appears,
-and in_use ends equal to what was committed.
+and in_use ends equal to what was committed. quota.consume (a create's reserve and commit in
+the row's own transaction) races the same way.
 """
 
 import concurrent.futures
+import functools
 import threading
 
 import pytest
@@ -14,7 +16,9 @@ import sqlalchemy as sa
 from cinderlike import conf as cl_conf
 from cinderlike import exception, quota
 from cinderlike.db import quotas as db_quotas
-from cinderlike.db.models import QuotaUsage, Reservation
+from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import QuotaUsage, Reservation, Volume
 
 THREADS = 12
 ATTEMPTS = 4
@@ -118,3 +122,62 @@ def test_expired_reservations_roll_back_on_the_real_database(db, conf):
     assert _usage_rows(db, 'e') == [('gigabytes', 0, 0), ('volumes', 0, 1)]
     quota.commit(db, None, kept)
     assert _usage_rows(db, 'e') == [('gigabytes', 0, 0), ('volumes', 1, 0)]
+
+
+def _consume_race(db, conf, project_id, *, fail_every_third=False):
+    """THREADS threads × ATTEMPTS creates whose quota is consumed with the row's insert;
+    with *fail_every_third* some inserts raise after the usage was written (rolled back)."""
+    start = threading.Barrier(THREADS)
+    created = []
+    deltas = {'volumes': 1, 'gigabytes': 2}
+    type_id = db_types.get_by_name(db, name='__DEFAULT__').id
+
+    def insert(s, *, fail):
+        volume = db_volumes.create(db, values={'project_id': project_id, 'size': 2,
+                                               'status': 'creating',
+                                               'volume_type_id': type_id}, session=s)
+        if fail:
+            raise RuntimeError('the insert failed after the usage was written')
+        return volume.id
+
+    def worker(index):
+        start.wait()
+        for attempt in range(ATTEMPTS):
+            fail = fail_every_third and (index + attempt) % 3 == 0
+            try:
+                plan = quota.plan_volume(db, conf=conf, project_id=project_id, size=2,
+                                         deltas=deltas)
+                created.append(quota.consume(db, None, conf=conf, plan=plan,
+                                             then=functools.partial(insert, fail=fail)))
+            except (exception.VolumeLimitExceeded, RuntimeError):
+                continue
+
+    with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
+        for future in [pool.submit(worker, i) for i in range(THREADS)]:
+            future.result()
+    return created
+
+
+def _live_volumes(db, project_id) -> int:
+    with db.reader() as s:
+        return s.scalar(sa.select(sa.func.count()).select_from(Volume).where(
+            Volume.project_id == project_id, Volume.deleted.is_(False)))
+
+
+def test_racing_consumes_never_pass_the_limit_and_match_the_rows(db, conf):
+    db_quotas.set_project_limits(db, project_id='c', limits={'volumes': LIMIT})
+    created = _consume_race(db, conf, 'c')
+    assert len(created) == LIMIT == _live_volumes(db, 'c')
+    assert _usage_rows(db, 'c') == [('gigabytes', 2 * LIMIT, 0), ('volumes', LIMIT, 0)]
+    with db.reader() as s:
+        assert s.scalar(sa.select(sa.func.count()).select_from(Reservation).where(
+            Reservation.project_id == 'c')) == 0
+
+
+def test_a_failed_insert_consumes_nothing(db, conf):
+    db_quotas.set_project_limits(db, project_id='f', limits={'volumes': -1, 'gigabytes': -1})
+    created = _consume_race(db, conf, 'f', fail_every_third=True)
+    assert len(created) == _live_volumes(db, 'f') == THREADS * ATTEMPTS - sum(
+        (i + a) % 3 == 0 for i in range(THREADS) for a in range(ATTEMPTS))
+    assert _usage_rows(db, 'f') == [('gigabytes', 2 * len(created), 0),
+                                    ('volumes', len(created), 0)]
