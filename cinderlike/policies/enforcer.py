@@ -22,3 +22,11 @@ class Enforcer:
         credentials = dict(ctx.to_policy_values(), is_admin=ctx.is_admin)
         self._enforcer.authorize(action, target, credentials, do_raise=True,
                                  exc=exception.PolicyNotAuthorized, action=action)
+
+    def allowed(self, ctx, action: str, target: dict | None = None) -> bool:
+        """A soft check: may *ctx* see an optional field or part of a view?"""
+        try:
+            self.authorize(ctx, action, target)
+        except exception.PolicyNotAuthorized:
+            return False
+        return True

@@ -70,15 +70,7 @@ class BackupRenderer:
         self._enforcer = enforcer
 
     def links(self, req: falcon.Request) -> Links:
-        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return Links(base=base, project_id=req.context.ctx.project_id)
-
-    def _attributes(self, ctx) -> bool:
-        try:
-            self._enforcer.authorize(ctx, policy.BACKUP_ATTRIBUTES_POLICY)
-        except exception.PolicyNotAuthorized:
-            return False
-        return True
+        return Links.of(self._conf, req)
 
     def summaries(self, req: falcon.Request, backups: list) -> list[dict]:
         links = self.links(req)
@@ -86,7 +78,7 @@ class BackupRenderer:
 
     def details(self, req: falcon.Request, backups: list) -> list[dict]:
         links = self.links(req)
-        attributes = self._attributes(req.context.ctx)
+        attributes = self._enforcer.allowed(req.context.ctx, policy.BACKUP_ATTRIBUTES_POLICY)
         metadata = db_backups.get_metadata(self._db, backup_ids=[b.id for b in backups])
         return [view.detail(b, metadata[b.id], links, version=req.context.api_version,
                             attributes=attributes) for b in backups]

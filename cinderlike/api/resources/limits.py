@@ -2,7 +2,7 @@
 
 import falcon
 
-from cinderlike import exception, quota
+from cinderlike import quota
 from cinderlike.api import microversions as mv
 from cinderlike.api.views import quota_sets as view
 from cinderlike.policies import limits as policy
@@ -16,20 +16,13 @@ class Limits:
         self._db = db
         self._enforcer = enforcer
 
-    def _may_see_usage(self, ctx, project_id: str) -> bool:
-        try:
-            self._enforcer.authorize(ctx, policy.EXTEND_LIMIT_ATTRIBUTE_POLICY,
-                                     {'project_id': project_id})
-        except exception.PolicyNotAuthorized:
-            return False
-        return True
-
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         ctx = req.context.ctx
         project_id = ctx.project_id
         # NOTE(tenant_id): Cinder still reads the old `tenant_id` spelling too.
         if ctx.is_admin and req.context.api_version.matches(mv.LIMITS_ADMIN_FILTER):
             project_id = req.get_param('project_id') or req.get_param('tenant_id') or project_id
-        used = self._may_see_usage(ctx, project_id)
+        used = self._enforcer.allowed(
+            ctx, policy.EXTEND_LIMIT_ATTRIBUTE_POLICY, {'project_id': project_id})
         quotas = quota.project_quotas(self._conf, self._db, project_id=project_id, usages=used)
         resp.media = view.limits(quotas, used=used)

@@ -8,6 +8,7 @@ import falcon
 
 from cinderlike.api import listing
 from cinderlike.api import microversions as mv
+from cinderlike.api.views import common as common_view
 from cinderlike.api.views import messages as view
 from cinderlike.db import messages as db_messages
 from cinderlike.policies import messages as policy
@@ -29,7 +30,7 @@ class _Base:
             raise falcon.HTTPNotFound()
 
     def _base(self, req: falcon.Request) -> str:
-        return (self._conf.public_endpoint or req.prefix).rstrip('/')
+        return common_view.base_url(self._conf, req)
 
     def _load(self, req: falcon.Request, message_id: str):
         ctx = req.context.ctx

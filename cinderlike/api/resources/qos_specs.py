@@ -36,8 +36,7 @@ class _Base:
         self._notifier = notifier
 
     def _links(self, req: falcon.Request) -> common_view.Links:
-        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return common_view.Links(base=base, project_id=req.context.ctx.project_id)
+        return common_view.Links.of(self._conf, req)
 
 
 class QoSSpecsCollection(_Base):

@@ -108,15 +108,7 @@ class SnapshotRenderer:
         self._enforcer = enforcer
 
     def links(self, req: falcon.Request) -> Links:
-        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return Links(base=base, project_id=req.context.ctx.project_id)
-
-    def _extended(self, ctx) -> bool:
-        try:
-            self._enforcer.authorize(ctx, policy.EXTEND_ATTRIBUTE)
-        except exception.PolicyNotAuthorized:
-            return False
-        return True
+        return Links.of(self._conf, req)
 
     def summaries(self, snapshots: list) -> list[dict]:
         metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots])
@@ -124,7 +116,7 @@ class SnapshotRenderer:
 
     def details(self, req: falcon.Request, snapshots: list, *, extensions: bool) -> list[dict]:
         """Detail views; *extensions* (show, detail list) adds the extended attributes."""
-        extended = extensions and self._extended(req.context.ctx)
+        extended = extensions and self._enforcer.allowed(req.context.ctx, policy.EXTEND_ATTRIBUTE)
         metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots])
         return [view.detail(s, metadata[s.id], version=req.context.api_version,
                             extended=extended) for s in snapshots]

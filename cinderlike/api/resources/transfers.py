@@ -34,8 +34,7 @@ class _Base:
         self._notifier = notifications.VolumeNotifier(conf, db, host=conf.host)
 
     def _links(self, req: falcon.Request) -> common_view.Links:
-        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return common_view.Links(base=base, project_id=req.context.ctx.project_id)
+        return common_view.Links.of(self._conf, req)
 
     def _matches(self, req: falcon.Request, version: str) -> bool:
         """A /volume-transfers request at *version* or later (legacy paths never match)."""

@@ -9,7 +9,6 @@ import falcon
 from cinderlike import exception
 from cinderlike.api import validation
 from cinderlike.api.operations import types as operations
-from cinderlike.api.resources.types import allowed
 from cinderlike.api.schemas import types as schema
 from cinderlike.api.views import types as view
 from cinderlike.db import volume_types as db_types
@@ -19,7 +18,7 @@ from cinderlike.policies import types as policy
 def _readable_specs(db, enforcer, ctx, type_id) -> dict:
     """:raises VolumeTypeNotFound: when the caller cannot see the type."""
     record = db_types.get(db, type_id=type_id, project_id=ctx.project_id, is_admin=ctx.is_admin)
-    sensitive = allowed(enforcer, ctx, policy.SPECS_READ_SENSITIVE_POLICY)
+    sensitive = enforcer.allowed(ctx, policy.SPECS_READ_SENSITIVE_POLICY)
     return view.shown_specs(record.extra_specs, sensitive=sensitive)
 
 

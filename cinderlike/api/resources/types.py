@@ -34,20 +34,11 @@ def plain_conflicts():
         raise falcon.HTTPInternalServerError(description=err.msg) from None
 
 
-def allowed(enforcer, ctx, rule) -> bool:
-    """A soft policy check: does *rule* let *ctx* see an optional field?"""
-    try:
-        enforcer.authorize(ctx, rule)
-    except exception.NotAuthorized:
-        return False
-    return True
-
-
 def _view_flags(enforcer, ctx) -> dict:
-    return {'specs': allowed(enforcer, ctx, policy.EXTRA_SPEC_POLICY),
-            'sensitive': allowed(enforcer, ctx, policy.SPECS_READ_SENSITIVE_POLICY),
-            'qos': allowed(enforcer, ctx, policy.QOS_POLICY),
-            'access': allowed(enforcer, ctx, policy.TYPE_ACCESS_POLICY)}
+    return {'specs': enforcer.allowed(ctx, policy.EXTRA_SPEC_POLICY),
+            'sensitive': enforcer.allowed(ctx, policy.SPECS_READ_SENSITIVE_POLICY),
+            'qos': enforcer.allowed(ctx, policy.QOS_POLICY),
+            'access': enforcer.allowed(ctx, policy.TYPE_ACCESS_POLICY)}
 
 
 def _is_public_filter(value):
@@ -113,8 +104,7 @@ class Types:
                                    limit=limit, offset=offset, sort=sort)
         next_href = None
         if records and len(records) == limit:
-            base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-            next_href = common_view.Links(base=base, project_id=ctx.project_id).next(
+            next_href = common_view.Links.of(self._conf, req).next(
                 'types', dict(req.params), records[-1].id)
         resp.media = view.index(records, next_href=next_href,
                                 **_view_flags(self._enforcer, ctx))
@@ -134,7 +124,7 @@ class Types:
                 description=wanted.get('description'), is_public=is_public,
                 extra_specs=wanted.get('extra_specs') or {})
         resp.media = view.managed(record,
-                                  access=allowed(self._enforcer, ctx, policy.TYPE_ACCESS_POLICY))
+                                  access=self._enforcer.allowed(ctx, policy.TYPE_ACCESS_POLICY))
 
 
 class Type:

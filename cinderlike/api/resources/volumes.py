@@ -116,23 +116,15 @@ class VolumeRenderer:
         self._enforcer = enforcer
 
     def links(self, req: falcon.Request) -> common_view.Links:
-        base = (self._conf.public_endpoint or req.prefix).rstrip('/')
-        return common_view.Links(base=base, project_id=req.context.ctx.project_id)
-
-    def _may(self, ctx, rule: str) -> bool:
-        try:
-            self._enforcer.authorize(ctx, rule)
-        except exception.PolicyNotAuthorized:
-            return False
-        return True
+        return common_view.Links.of(self._conf, req)
 
     def _visibility(self, ctx, call: view.Call) -> view.Visibility:
         extended = call.extensions
         return view.Visibility(
             admin=ctx.is_admin, attached_host=ctx.is_admin or 'service' in ctx.roles,
-            tenant=extended and self._may(ctx, policy.TENANT_ATTRIBUTE_POLICY),
-            host=extended and self._may(ctx, policy.HOST_ATTRIBUTE_POLICY),
-            migration=extended and self._may(ctx, policy.MIG_ATTRIBUTE_POLICY))
+            tenant=extended and self._enforcer.allowed(ctx, policy.TENANT_ATTRIBUTE_POLICY),
+            host=extended and self._enforcer.allowed(ctx, policy.HOST_ATTRIBUTE_POLICY),
+            migration=extended and self._enforcer.allowed(ctx, policy.MIG_ATTRIBUTE_POLICY))
 
     def details(self, req: falcon.Request, volumes: list, call: view.Call) -> list[dict]:
         """Detail views of *volumes* with what Cinder adds for *call*."""

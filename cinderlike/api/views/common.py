@@ -14,12 +14,22 @@ def timestamp(value: datetime.datetime | None, *, missing=None):
     return value.strftime(TIME_FORMAT) if value else missing
 
 
+def base_url(conf, req) -> str:
+    """Where links point: the operator's `public_endpoint`, else the request's own."""
+    return (conf.public_endpoint or req.prefix).rstrip('/')
+
+
 @dataclasses.dataclass(frozen=True)
 class Links:
     """Where links point: `<base>/v3/<project>/...` (self) and `<base>/<project>/...`."""
 
     base: str
     project_id: str
+
+    @classmethod
+    def of(cls, conf, req) -> 'Links':
+        """Links of *req*'s project, on `public_endpoint` when the operator set one."""
+        return cls(base=base_url(conf, req), project_id=req.context.ctx.project_id)
 
     def item(self, item_id: str, collection: str = 'volumes') -> list[dict]:
         return [
