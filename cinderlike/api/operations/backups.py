@@ -150,7 +150,8 @@ def restore(conf, db, rpc, ctx, *, backup_id: str, volume_id: str) -> tuple:
     return backup, volume
 
 
-def restore_to_new(conf, db, rpc, ctx, *, backup_id: str, name: str | None) -> tuple:
+def restore_to_new(conf, db, rpc, enforcer, ctx, *, backup_id: str,
+                   name: str | None) -> tuple:
     """Restore an available backup into a new volume of its size (Cinder's
     `restore_backup_<id>`); (backup, volume). The volume is created from the backup
     (POST /volumes with backup_id): the backup service restores it once the volume
@@ -163,9 +164,10 @@ def restore_to_new(conf, db, rpc, ctx, *, backup_id: str, name: str | None) -> t
         raise exception.InvalidBackup(reason='Backup status must be available')
     if backup.size is None:
         raise exception.InvalidBackup(reason='Backup to be restored has invalid size')
-    volume = volume_operations.create(conf, db, rpc, ctx, request=create_volume.CreateRequest(
-        size=backup.size, name=name or f'restore_backup_{backup_id}',
-        description='auto-created_from_restore_from_backup', backup_id=backup_id))
+    volume = volume_operations.create(
+        conf, db, rpc, enforcer, ctx, request=create_volume.CreateRequest(
+            size=backup.size, name=name or f'restore_backup_{backup_id}',
+            description='auto-created_from_restore_from_backup', backup_id=backup_id))
     return backup, volume
 
 

@@ -156,7 +156,7 @@ class Backups(_Resource):
         """:raises ValidationError, VolumeNotFound, SnapshotNotFound, InvalidVolume,
         InvalidSnapshot, InvalidBackup, OverQuota:"""
         ctx, version = req.context.ctx, req.context.api_version
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(_create_schema(version), body)
         wanted = body['backup']
         volume = volume_operations.get(self._db, ctx, volume_id=wanted['volume_id'])
@@ -181,7 +181,7 @@ class Backups(_Resource):
         backup service:"""
         ctx = req.context.ctx
         self._enforcer.authorize(ctx, policy.IMPORT_POLICY, {'project_id': ctx.project_id})
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.import_record, body, formats=schema.FORMATS)
         record = body['backup-record']
         try:
@@ -208,7 +208,7 @@ class Backup(_Resource):
         version = req.context.api_version
         if not version.matches(mv.BACKUP_UPDATE):
             raise falcon.HTTPNotFound()
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.update_v3_43 if version.matches(mv.BACKUP_METADATA)
                             else schema.update, body)
         self._load(req, backup_id, policy.UPDATE_POLICY)
@@ -233,14 +233,14 @@ class BackupRestore(_Resource):
     def on_post(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
         """:raises ValidationError, BackupNotFound, InvalidBackup, VolumeNotFound,
         InvalidVolume, OverQuota:"""
-        body = validation.load_body(req, limit=req.context.max_body)
+        body = validation.load_body(req)
         validation.validate(schema.restore, body)
         self._load(req, backup_id, policy.RESTORE_POLICY)
         wanted = body['restore'] or {}
         if wanted.get('volume_id') is None:
             backup, volume = operations.restore_to_new(
-                self._conf, self._db, self._rpc, req.context.ctx, backup_id=backup_id,
-                name=wanted.get('name'))
+                self._conf, self._db, self._rpc, self._enforcer, req.context.ctx,
+                backup_id=backup_id, name=wanted.get('name'))
         else:
             backup, volume = operations.restore(self._conf, self._db, self._rpc,
                                                 req.context.ctx, backup_id=backup_id,
@@ -269,12 +269,11 @@ class BackupActions(_Resource):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
         """:raises Invalid, ValidationError, BackupNotFound, NotSupportedOperation:"""
-        body = validation.load_body(req, limit=req.context.max_body)
-        if not isinstance(body, dict) or len(body) != 1:
-            raise exception.Invalid('Malformed request body')
-        (action, args), = body.items()
+        body = validation.load_body(req)
+        action = validation.action_name(req)
         if action not in self._ACTIONS:
-            raise exception.Invalid(f'There is no such action: {action}')
+            raise validation.no_such_action(action)
+        args = body[action]
         body_schema, rule = self._ACTIONS[action]
         validation.validate(body_schema, body, formats=schema.FORMATS)
         ctx = req.context.ctx

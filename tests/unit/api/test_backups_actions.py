@@ -202,7 +202,8 @@ def test_reset_status_is_cast_to_the_backup_service(bclient, db, brpc):
     assert fault(resp) == (400, "Backup status: deleting is invalid, valid statuses are: "
                                 "['available', 'error'].")
     assert fault(action(bclient, backup.id, {'os-nope': {}})) == (
-        400, 'There is no such action: os-nope')
+        400, 'There is no such action: os-nope. Verify the request body and Content-Type header '
+        'and try again.')
 
 
 def test_admin_actions_and_records_are_for_admins(bkclient, db, brpc):
