@@ -15,8 +15,9 @@ import re
 import falcon
 
 from cinderlike.api import microversions as mv
-from cinderlike.api.resources import clusters, services, snapshots, types, volume_actions
+from cinderlike.api.resources import backups, clusters, services, snapshots, types, volume_actions
 from cinderlike.api.schemas import attachments as attachment_schemas
+from cinderlike.api.schemas import backups as backup_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
 from cinderlike.api.schemas import quota_sets as quota_schemas
 from cinderlike.api.schemas import responses as r
@@ -68,6 +69,8 @@ _SNAPSHOT_ACTIONS = _one_of(entry[0] for entry in snapshots.SnapshotActions._ACT
 _TYPE_ACTIONS = _one_of(entry[0] for entry in types._ACTIONS.values())
 _CLUSTER_ACTIONS = _one_of(entry[0] for entry in clusters._ACTIONS.values())
 _SERVICE_ACTIONS = _one_of(entry[0] for entry in services._ACTIONS.values())
+_BACKUP_ACTIONS = _one_of(entry[0] for entry in backups.BackupActions._ACTIONS.values())
+_BACKUP_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'volume_id')
 
 # (resource class, responder) -> Op. tests/unit/api/test_openapi.py checks that every
 # routed responder has its entry.
@@ -145,7 +148,8 @@ OPERATIONS = {
                                       r.volume_summary, query=('all_tenants',),
                                       since=mv.VOLUME_SUMMARY),
     ('Volumes', 'on_post'): Op('Create a volume', 202, r.volume, volume_schemas.create_v3_53,
-                               notes='Up to 3.52 unknown volume fields are ignored.'),
+                               notes='`backup_id` from 3.47. Up to 3.52 unknown volume '
+                                     'fields are ignored.'),
     ('Volume', 'on_get'): Op('Show a volume', 200, r.volume),
     ('Volume', 'on_put'): Op('Update a volume', 200, r.volume, volume_schemas.update_v3_53,
                              notes='Up to 3.52 an empty update is accepted.'),
@@ -218,6 +222,33 @@ OPERATIONS = {
     ('Transfer', 'on_delete'): Op('Delete a volume transfer', 202),
     ('TransferAccept', 'on_post'): Op('Accept a volume transfer', 202, r.transfer,
                                       transfer_schemas.accept),
+    ('Backups', 'on_get'): Op('List backups for project', 200, r.backups, query=_BACKUP_LIST,
+                              notes='`with_count` from 3.45.'),
+    ('Backups', 'on_get_detail'): Op(
+        'List backups with detail', 200, r.backups_detail, query=_BACKUP_LIST,
+        notes='`with_count` from 3.45; os-backup-project-attr:project_id from 3.18, '
+              '`metadata` from 3.43, `user_id` from 3.56, `encryption_key_id` from 3.64.'),
+    ('Backups', 'on_post'): Op('Create a backup', 202, r.backup_summary,
+                               backup_schemas.create_v3_51,
+                               notes='`metadata` from 3.43, `availability_zone` from 3.51.'),
+    ('Backups', 'on_post_import_record'): Op('Import a backup (admin)', 201, r.backup_summary,
+                                             backup_schemas.import_record),
+    ('Backup', 'on_get'): Op(
+        'Show backup detail', 200, r.backup,
+        notes='os-backup-project-attr:project_id from 3.18, `metadata` from 3.43, '
+              '`user_id` from 3.56, `encryption_key_id` from 3.64.'),
+    ('Backup', 'on_put'): Op('Update a backup', 200, r.backup_summary,
+                             backup_schemas.update_v3_43, since=mv.BACKUP_UPDATE,
+                             notes='`metadata` from 3.43.'),
+    ('Backup', 'on_delete'): Op('Delete a backup', 202),
+    ('BackupRestore', 'on_post'): Op(
+        'Restore a backup (to a new volume without `volume_id`)', 202, r.backup_restore,
+        backup_schemas.restore),
+    ('BackupRestore', 'on_get_export_record'): Op('Export a backup (admin)', 200,
+                                                  r.backup_record),
+    ('BackupActions', 'on_post'): Op(
+        "A backup action: os-reset_status (reset a backup's status), os-force_delete "
+        '(force-delete a backup), both admin', 202, request=_BACKUP_ACTIONS),
     ('Pools', 'on_get'): Op('Back-end pools (admin)', 200, r.pools, query=('detail',)),
     ('Capabilities', 'on_get'): Op("A back end's capabilities (admin)", 200, r.capabilities),
     ('WorkersCleanup', 'on_post'): Op('Clean up the work of services that are down (admin)',

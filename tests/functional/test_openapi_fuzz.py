@@ -2,9 +2,10 @@
 no 5xx, every answer matching its documented schema, no request past its timeout.
 
 Bounded: examples per operation, a time budget and a per-request timeout (below), with a
-fixed seed. Seeded rows (a type, QoS specs, a volume with metadata, a snapshot) give the
-fuzzer ids that exist, so it gets past the 404s. Also the raw HTTP cases only a real server
-shows: a chunked body, a body shorter than its Content-Length, CR/LF in a path.
+fixed seed. Seeded rows (a type, QoS specs, a volume with metadata, a snapshot, a posix
+backup of the volume) give the fuzzer ids that exist, so it gets past the 404s. Also the raw
+HTTP cases only a real server shows: a chunked body, a body shorter than its Content-Length,
+CR/LF in a path.
 """
 
 import json
@@ -28,27 +29,49 @@ V = f'/v3/{PROJECT}'
 ST = str(BIN / 'st')  # schemathesis's CLI, from the same venv
 
 
+FILE_BACKEND = 'b1'  # a file volume, which cinder-backup can read, for the seeded backup
+
+
+def _configure(workdir):
+    def configure(stack):
+        stack.update_config(FILE_BACKEND, volume_driver='file', target_helper='fake',
+                            file_volume_directory=workdir / 'volumes')
+        stack.update_config(backup_posix_path=workdir / 'backups')
+    return configure
+
+
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory, mysql_server_url, rabbit_url):
-    with deployed(tmp_path_factory.mktemp('openapi-fuzz'), server_url=mysql_server_url,
-                  transport_url=rabbit_url) as stack:
+    workdir = tmp_path_factory.mktemp('openapi-fuzz')
+    with deployed(workdir, server_url=mysql_server_url, transport_url=rabbit_url,
+                  configure=_configure(workdir)) as stack:
         yield stack
+
+
+def _available(stack, kind: str, item_id: str) -> None:
+    wait_for(lambda: stack.ok('GET', f'{V}/{kind}s/{item_id}', expect=200)[kind][
+        'status'] == 'available', timeout=60, what=f'the seeded {kind}')
 
 
 def _seed(stack) -> dict[str, str]:
     """Rows for the fuzzer to aim at: {path parameter: value}."""
-    vtype = stack.ok('POST', f'{V}/types', {'volume_type': {'name': 'fuzz'}},
-                     expect=200)['volume_type']
+    vtype = stack.ok('POST', f'{V}/types', {'volume_type': {
+        'name': 'fuzz', 'extra_specs': {'volume_backend_name': FILE_BACKEND}}},
+        expect=200)['volume_type']
     qos = stack.ok('POST', f'{V}/qos-specs', {'qos_specs': {'name': 'fuzz', 'k': 'v'}},
                    expect=200)['qos_specs']
     volume = stack.ok('POST', f'{V}/volumes', {'volume': {
         'size': 1, 'volume_type': 'fuzz', 'metadata': {'k': 'v'}}}, expect=202)['volume']
-    wait_for(lambda: stack.ok('GET', f'{V}/volumes/{volume["id"]}', expect=200)['volume'][
-        'status'] == 'available', timeout=60, what='the seeded volume')
+    _available(stack, 'volume', volume['id'])
+    backup = stack.ok('POST', f'{V}/backups', {'backup': {'volume_id': volume['id']}},
+                      expect=202)['backup']
+    _available(stack, 'backup', backup['id'])
+    _available(stack, 'volume', volume['id'])
     snapshot = stack.ok('POST', f'{V}/snapshots', {'snapshot': {'volume_id': volume['id']}},
                         expect=202)['snapshot']
-    return {'path.type_id': vtype['id'], 'path.specs_id': qos['id'],
-            'path.volume_id': volume['id'], 'path.snapshot_id': snapshot['id'],
+    return {'path.backup_id': backup['id'], 'path.type_id': vtype['id'],
+            'path.specs_id': qos['id'], 'path.volume_id': volume['id'],
+            'path.snapshot_id': snapshot['id'],
             'path.key': 'k', 'path.target_project_id': PROJECT,
             'path.class_name': 'default', 'path.alias': 'os-hosts',
             'path.host': f'{stack.host}@b1'}

@@ -262,11 +262,10 @@ class BackupActions(_Resource):
     def on_post(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
         """:raises Invalid, ValidationError, BackupNotFound, NotSupportedOperation:"""
         body = validation.load_body(req)
-        if not isinstance(body, dict) or len(body) != 1:
-            raise exception.Invalid('Malformed request body')
-        (action, args), = body.items()
+        action = validation.action_name(req)
         if action not in self._ACTIONS:
-            raise exception.Invalid(f'There is no such action: {action}')
+            raise validation.no_such_action(action)
+        args = body[action]
         body_schema, rule = self._ACTIONS[action]
         validation.validate(body_schema, body, formats=schema.FORMATS)
         ctx = req.context.ctx

@@ -169,3 +169,22 @@ _transfer = _object({'id': _STR, 'volume_id': _STR, 'name': _TEXT, 'links': _LIN
                      'accepted': {'type': ['boolean', 'null']}})
 transfer = _envelope('transfer', _transfer)
 transfers = _listing('transfers', _transfer)
+
+# --- backups -------------------------------------------------------------------------------
+_backup_summary = _object({'id': _STR, 'name': _TEXT, 'links': _LINKS})
+_backup = _object(
+    {'id': _STR, 'status': _STR, 'size': _INT, 'object_count': {'type': ['integer', 'null']},
+     'availability_zone': _TEXT, 'container': _TEXT, 'created_at': _TIME,
+     'updated_at': _TIME, 'name': _TEXT, 'description': _TEXT, 'fail_reason': _TEXT,
+     'volume_id': _STR, 'links': _LINKS, 'is_incremental': _BOOL,
+     'has_dependent_backups': _BOOL, 'snapshot_id': _TEXT, 'data_timestamp': _TIME},
+    {'metadata': _STRINGS, 'encryption_key_id': _STR,
+     'os-backup-project-attr:project_id': _TEXT, 'user_id': _TEXT})
+backup_summary = _envelope('backup', _backup_summary)
+backup = _envelope('backup', _backup)
+backups = _listing('backups', _backup_summary, count=True)
+backups_detail = _listing('backups', _backup, count=True)
+backup_restore = _envelope('restore', _object({'backup_id': _STR, 'volume_id': _STR,
+                                               'volume_name': _TEXT}))
+backup_record = _envelope('backup-record', _object({'backup_service': _STR,
+                                                    'backup_url': _STR}))

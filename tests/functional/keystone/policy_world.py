@@ -6,6 +6,7 @@ project, created through the API as those users would.
 their target up (delete, extend, accept...). A new resource kind is one entry in MAKERS.
 """
 
+import base64
 import json
 import urllib.error
 import urllib.request
@@ -18,6 +19,7 @@ from tests.functional.clients.helpers import settle
 VERSION = 'volume 3.71'
 CONNECTOR = {'host': 'matrix-host', 'initiator': 'iqn.1993-08.org.debian:01:matrix',
              'ip': '192.0.2.10', 'platform': 'x86_64', 'os_type': 'linux2', 'multipath': False}
+BACKUP_SERVICE = 'cinder.backup.drivers.posix.PosixBackupDriver'  # the stack's backup_driver
 # Rows of these tables change without a request (heartbeats, pool stats, cluster views).
 BACKGROUND_TABLES = {'services', 'pools', 'clusters', 'alembic_version'}
 
@@ -88,7 +90,8 @@ class World:
         for project in ('A', 'B'):
             # NOTE(quota): the rows make a volume for each call that uses one up.
             self._admin_ok('PUT', f'/os-quota-sets/{self.project_of[project]}', {'quota_set': {
-                'volumes': -1, 'snapshots': -1, 'gigabytes': -1}})
+                'volumes': -1, 'snapshots': -1, 'gigabytes': -1, 'backups': -1,
+                'backup_gigabytes': -1}})
             for kind in MAKERS:
                 self.resources[project][kind] = self.make(kind, project)
 
@@ -184,6 +187,33 @@ class World:
             1]['messages'], until=bool, what=f'a user message for volume {volume_id}')
         return found[0]['id']
 
+    def backup(self, project):
+        """A backup `available`: made on an available volume of its own; on this stack's fake
+        driver it ends `error` (no host opens the volume), and an admin resets it."""
+        member = self.member_of[project]
+        volume_id = self.available_volume(project)
+        backup_id = self._ok(member, 'POST', '/backups', {'backup': {
+            'volume_id': volume_id, 'name': f'matrix-{project}'}})['backup']['id']
+        self._wait(member, f'/backups/{backup_id}', 'backup',
+                   lambda status: status in ('available', 'error'))
+        self._wait(member, f'/volumes/{volume_id}', 'volume',
+                   lambda status: status == 'available')
+        self._admin_ok('POST', f'/backups/{backup_id}/action',
+                       {'os-reset_status': {'status': 'available'}})
+        self._wait(member, f'/backups/{backup_id}', 'backup',
+                   lambda status: status == 'available')
+        return backup_id
+
+    def backup_record(self, project):
+        """A record import_record takes (Cinder's base64 JSON of the backup's fields) of a
+        backup of this project's volume under a new id. Not an export: the fake driver's
+        backups hold no objects to export."""
+        volume_id = self.resources[project]['volume']
+        fields = {'id': str(uuid.uuid4()), 'size': 1, 'volume_id': volume_id,
+                  'display_name': f'matrix-imported-{project}', 'status': 'available'}
+        return {'id': fields['id'], 'backup_service': BACKUP_SERVICE,
+                'backup_url': base64.b64encode(json.dumps(fields).encode()).decode()}
+
     # -- what changed -------------------------------------------------------------------------
 
     def fingerprint(self) -> dict[str, list]:
@@ -198,6 +228,8 @@ class World:
         found = {kind: value['id'] if isinstance(value, dict) else value
                  for kind, value in self.resources[project].items()}
         found['auth_key'] = self.resources[project]['transfer']['auth_key']
+        found['record'] = {key: self.resources[project]['backup_record'][key]
+                           for key in ('backup_service', 'backup_url')}
         found['target'] = self.project_of[project]
         found['host'] = self.host
         found['scratch'] = self.scratch_project
@@ -213,4 +245,6 @@ MAKERS = {
     'attachment': World.attachment,
     'connected_attachment': World.connected_attachment,
     'message': World.message,
+    'backup': World.backup,
+    'backup_record': World.backup_record,
 }

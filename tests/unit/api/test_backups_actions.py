@@ -202,7 +202,8 @@ def test_reset_status_is_cast_to_the_backup_service(bclient, db, brpc):
     assert fault(resp) == (400, "Backup status: deleting is invalid, valid statuses are: "
                                 "['available', 'error'].")
     assert fault(action(bclient, backup.id, {'os-nope': {}})) == (
-        400, 'There is no such action: os-nope')
+        400, 'There is no such action: os-nope. Verify the request body and Content-Type header '
+        'and try again.')
 
 
 def test_admin_actions_and_records_are_for_admins(bkclient, db, brpc):
@@ -278,3 +279,21 @@ def test_a_volume_being_backed_up_or_restored_is_not_deleted(bclient, db, status
     assert code == 400 and message.startswith('Invalid volume: Volume status must be '
                                               'available or error')
     assert db_volumes.get(db, volume_id=volume.id).status == status
+
+
+@pytest.mark.parametrize('body, answer', [
+    ({'os-force_delete': {}, 'os-reset_status': {'status': 'error'}},
+     (400, 'Malformed request body')),
+    ([], (400, 'Malformed request body')),
+    # No body: Cinder peeks no action out of it; a JSON null is no object (404).
+    (None, (400, 'There is no such action: None. Verify the request body and Content-Type '
+                 'header and try again.')),
+])
+def test_bad_action_bodies_write_nothing(bclient, db, brpc, body, answer):
+    backup = add_backup(db, add_volume(db), status='error')
+    assert fault(action(bclient, backup.id, body)) == answer
+    resp = bclient.simulate_post(f'/v3/backups/{backup.id}/action', body='null',
+                                 headers=admin())
+    assert resp.status_code == 404
+    assert db_backups.get(db, backup_id=backup.id).status == 'error'
+    assert brpc.backup.calls == []

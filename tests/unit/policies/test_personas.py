@@ -16,7 +16,7 @@ READER = (
     'volume_extension:access_types_extra_specs', 'volume_extension:types_extra_specs:index',
     'volume_extension:types_extra_specs:show', 'message:get', 'message:get_all',
     'volume:get_transfer', 'volume:get_all_transfers', 'volume_extension:quotas:show',
-    'limits_extension:used_limits',
+    'limits_extension:used_limits', 'backup:get_all', 'backup:get',
 )
 MEMBER = (
     'volume:create', 'volume:create_from_image', 'volume:update', 'volume:delete',
@@ -35,7 +35,8 @@ MEMBER = (
     'volume:attachment_create', 'volume:attachment_update', 'volume:attachment_delete',
     'volume:attachment_complete', 'volume:multiattach_bootable_volume', 'message:delete',
     'volume:create_transfer', 'volume:accept_transfer', 'volume:delete_transfer',
-    'volume_extension:volume_type_access',
+    'volume_extension:volume_type_access', 'backup:create', 'backup:update', 'backup:delete',
+    'backup:restore',
 )
 ADMIN = (
     'volume:force_delete', 'volume_extension:volume_host_attribute',
@@ -62,7 +63,9 @@ ADMIN = (
     'volume_extension:quota_classes:update', 'volume_extension:services:index',
     'volume_extension:services:update', 'clusters:get_all', 'clusters:get', 'clusters:update',
     'scheduler_extension:scheduler_stats:get_pools', 'volume_extension:capabilities',
-    'workers:cleanup',
+    'workers:cleanup', 'backup:backup_project_attribute', 'backup:backup-import',
+    'backup:export-import', 'volume_extension:backup_admin_actions:reset_status',
+    'volume_extension:backup_admin_actions:force_delete',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}
