@@ -6,6 +6,8 @@ service.py calls (init_host, init_host_with_rpc, is_working, rpc_targets) follow
 
 import oslo_messaging as messaging
 
+from cinderlike import log_levels
+
 
 class Manager:
     """What service.py needs from a manager; subclasses set BINARY, TOPIC, RPC_API_VERSION."""
@@ -52,3 +54,11 @@ class Manager:
     def is_working(self) -> bool:
         """False while the service cannot do its job; it then sends no heartbeats."""
         return True
+
+    def set_log_levels(self, context, *, prefix, level):
+        """RPC (os-services set-log): set *level* on this process's loggers under *prefix*."""
+        log_levels.set_levels(prefix, level)
+
+    def get_log_levels(self, context, *, prefix) -> dict:
+        """RPC (os-services get-log): {logger: level} under *prefix* in this process."""
+        return log_levels.get_levels(prefix)

@@ -38,6 +38,7 @@ from cinderlike.api.resources import (
     volumes,
     workers,
 )
+from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
@@ -87,6 +88,10 @@ class RPCClients:
     @functools.cached_property
     def volume(self) -> volume_rpcapi.VolumeAPI:
         return volume_rpcapi.VolumeAPI(self._conf)
+
+    @functools.cached_property
+    def backup(self) -> backup_rpcapi.BackupAPI:
+        return backup_rpcapi.BackupAPI(self._conf)
 
 
 def _add_v3_route(app: falcon.App, path: str, resource, **kwargs) -> None:
@@ -194,9 +199,9 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     version_doc = versions.Versions(conf)
     app.add_route('/', version_doc)
     app.add_route('/v3/', version_doc, suffix='v3')
-    # NOTE(backend_state): GET /os-services at 3.49 adds `backend_state` from the
-    # scheduler's pools; it is left out until the scheduler serves get_pools.
-    _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
+    _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer, rpc))
+    for name, action in services.MANAGEMENT_ACTIONS.items():
+        _add_v3_route(app, f'/os-services/{name}', action(conf, db, enforcer, rpc))
     _add_v3_route(app, '/os-services/{action}', services.ServiceAction(db, enforcer))
     _add_v3_route(app, '/clusters', clusters.Clusters(conf, db, enforcer))
     _add_v3_route(app, '/clusters/detail', clusters.Clusters(conf, db, enforcer), suffix='detail')

@@ -5,7 +5,7 @@ Backup services are not clustered: each listens on `cinder-backup` with its host
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.0'
+RPC_API_VERSION = '1.1'
 
 
 class BackupAPI:
@@ -14,6 +14,7 @@ class BackupAPI:
     API version history:
 
         1.0 - publish_service_capabilities (fanout)
+        1.1 - set_log_levels (cast), get_log_levels (call) to one backup host
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -25,3 +26,13 @@ class BackupAPI:
         """Every backup service reports its capabilities to the schedulers now."""
         cctxt = self.client.prepare(fanout=True, version='1.0')
         cctxt.cast(ctxt, 'publish_service_capabilities')
+
+    def set_log_levels(self, ctxt, *, host, prefix, level):
+        """Set *level* on the loggers under *prefix* of the backup service on *host*."""
+        self.client.prepare(server=host, version='1.1').cast(
+            ctxt, 'set_log_levels', prefix=prefix, level=level)
+
+    def get_log_levels(self, ctxt, *, host, prefix) -> dict:
+        """{logger: level} under *prefix* in the backup service on *host* (a call)."""
+        return self.client.prepare(server=host, version='1.1').call(
+            ctxt, 'get_log_levels', prefix=prefix)

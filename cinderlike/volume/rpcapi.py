@@ -8,14 +8,15 @@ Sent to the resource's cluster when its `cluster_name` is set, to its host other
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
 do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_update,
 attachment_delete, initialize_connection, terminate_connection, attach_volume,
-detach_volume, remove_export. To the backend named by
-the caller (host or cluster, as given): get_capabilities.
+detach_volume, remove_export, freeze_host, thaw_host, failover_host. To the backend named
+by the caller (host or cluster, as given): get_capabilities; to one service's own host:
+set_log_levels, get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.6'
+RPC_API_VERSION = '1.7'
 
 
 class VolumeAPI:
@@ -35,6 +36,8 @@ class VolumeAPI:
         1.6 - attachment_update, attachment_delete, initialize_connection,
               terminate_connection, attach_volume, detach_volume (calls: the API answers
               with what they return or raise), remove_export (cast)
+        1.7 - freeze_host, thaw_host (calls), failover_host (cast), set_log_levels
+              (cast), get_log_levels (call)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -151,3 +154,28 @@ class VolumeAPI:
         """Remove the volume's export (a cast)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.6').cast(
             ctxt, 'remove_export', volume_id=volume_id)
+
+    def freeze_host(self, ctxt, *, host, cluster_name=None) -> bool:
+        """The backend disables itself for scheduling and tells its driver (a call)."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.7').call(
+            ctxt, 'freeze_host')
+
+    def thaw_host(self, ctxt, *, host, cluster_name=None) -> bool:
+        """The backend's driver thaws it and it enables itself again; False when the
+        driver refused (a call)."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.7').call(
+            ctxt, 'thaw_host')
+
+    def failover_host(self, ctxt, *, host, cluster_name=None, secondary_backend_id=None):
+        """Fail the `failing-over` backend over to *secondary_backend_id* (a cast)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.7').cast(
+            ctxt, 'failover_host', secondary_backend_id=secondary_backend_id)
+
+    def set_log_levels(self, ctxt, *, host, prefix, level):
+        """Set *level* on the loggers under *prefix* of the service of *host* (a cast)."""
+        self._get_cctxt(host, version='1.7').cast(ctxt, 'set_log_levels', prefix=prefix,
+                                                  level=level)
+
+    def get_log_levels(self, ctxt, *, host, prefix) -> dict:
+        """{logger: level} under *prefix* in the service of *host* (a call)."""
+        return self._get_cctxt(host, version='1.7').call(ctxt, 'get_log_levels', prefix=prefix)
