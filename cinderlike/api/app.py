@@ -10,7 +10,7 @@ import falcon
 from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
-from cinderlike.api import faults, middleware, path_rules
+from cinderlike.api import faults, healthcheck, middleware, path_rules
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
@@ -249,4 +249,6 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
         app.wrap(_v3_only(
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))
     app.wrap(request_id.RequestId)
+    # NOTE(healthcheck): outside auth and the request id, as Cinder's api-paste urlmap.
+    app.wrap(healthcheck.serving(conf, db=db))
     return app

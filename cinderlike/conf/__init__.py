@@ -12,6 +12,7 @@ from cinderlike.conf import (
     coordination,
     database,
     default,
+    healthcheck,
     messages,
     nova,
     quota,
@@ -23,7 +24,7 @@ from cinderlike.conf import (
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup, transfers, nova, connector)
+            quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
