@@ -11,6 +11,7 @@ import time
 import sqlalchemy as sa
 from oslo_log import log as logging
 from oslo_service import service as oslo_service
+from oslo_service import systemd
 
 from cinderlike import context as context_mod
 from cinderlike import coordination, fencing, periodic, rpc
@@ -75,6 +76,10 @@ class Service(oslo_service.ServiceBase):
             self.stop()
             raise
         LOG.info('Started %s service on %s', self.binary, self.host)
+        # NOTE(systemd): Type=notify units (etc/systemd/) count the daemon started once its
+        # services row, RPC servers and heartbeat are up; a forked worker sends it, hence
+        # NotifyAccess=all there. Without NOTIFY_SOCKET this does nothing.
+        systemd.notify()
 
     def _start(self):
         if self._coordination:
