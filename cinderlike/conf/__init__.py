@@ -14,6 +14,7 @@ from cinderlike.conf import (
     default,
     healthcheck,
     messages,
+    metrics,
     nova,
     quota,
     rpc,
@@ -24,7 +25,8 @@ from cinderlike.conf import (
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck)
+            quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck,
+            metrics)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
