@@ -15,6 +15,9 @@ class Manager:
     BINARY: str
     TOPIC: str
     RPC_API_VERSION: str
+    # The process's cinderlike.metrics.Metrics, set by service.py once built; None outside a
+    # daemon (tests that drive a manager directly).
+    metrics = None
 
     def __init__(self, conf, *, host, db, coordinator=None):
         self.conf = conf

@@ -1,5 +1,6 @@
 """Prometheus metrics of the scheduler, volume and backup daemons (prometheus_client): RPC
-messages by method and outcome, heartbeat age, and, read from the database at each scrape,
+messages by method and outcome, placements and claim failures, heartbeat age, and, read
+from the database at each scrape,
 in-flight workers rows and each pool's claimed and free capacity.
 
 Each daemon worker process has its own registry and serves it on its `[metrics]` port.
@@ -27,6 +28,13 @@ class Metrics:
         self.rpc_seconds = prometheus_client.Histogram(
             'cinderlike_rpc_duration_seconds', 'Time to handle an RPC message, by method.',
             ['method'], registry=self.registry)
+        self.placements = prometheus_client.Counter(
+            'cinderlike_placements', 'Volumes the scheduler handled, by outcome: placed, gone '
+            '(deleted meanwhile) or the failure reason (no_valid_backend).', ['outcome'],
+            registry=self.registry)
+        self.claim_failures = prometheus_client.Counter(
+            'cinderlike_claim_failures', 'Capacity claims refused on a weighed pool (it filled '
+            'up meanwhile; the next candidate is tried).', ['pool'], registry=self.registry)
         self._clock = clock
         self._last_beat = clock()
         prometheus_client.Gauge(

@@ -95,6 +95,7 @@ class Service(oslo_service.ServiceBase):
             LOG.info('%s %s serves Prometheus metrics on port %d', self.binary, self.host, port)
         self.manager = self.manager_cls(self.conf, host=self.host, db=self._db,
                                         coordinator=self.coordinator, **self._manager_kwargs)
+        self.manager.metrics = self.metrics
         if self._register():
             self.manager.added_to_cluster(context_mod.get_admin_context())
         self.manager.init_host(context_mod.get_admin_context())

@@ -1,6 +1,7 @@
 """Prometheus metrics of the scheduler, volume (one port per backend) and backup daemons on
 RabbitMQ and PostgreSQL: after a workload, each daemon's counters moved by what it handled,
-heartbeats are fresh, and the pools' claimed capacity is what was placed."""
+placements and a failure for want of a backend are counted, heartbeats are fresh, and the
+pools' claimed capacity is what was placed."""
 
 import urllib.request
 
@@ -63,16 +64,33 @@ def test_counters_move_by_the_workload(tmp_path, postgresql_server_url, rabbit_u
         wait_for(lambda: stack.get(f'{V}/volumes/{gone}')[0] == 404, timeout=SETTLE,
                  what=f'volume {gone} deleted')
 
+        stack.ok('POST', f'{V}/types', {'volume_type': {
+            'name': 'on-nowhere', 'extra_specs': {'volume_backend_name': 'nowhere'}}},
+            expect=200)
+        failed = stack.ok('POST', f'{V}/volumes', {'volume': {
+            'size': 1, 'volume_type': 'on-nowhere'}}, expect=202)['volume']['id']
+        wait_for(lambda: stack.get(f'{V}/volumes/{failed}')[1]['volume']['status'] == 'error',
+                 timeout=SETTLE, what=f'volume {failed} to find no backend')
+
         scheduler, on_b1, on_b2 = (_scrape(ports['scheduler']), _scrape(b1), _scrape(b2))
-        assert _rpc(scheduler, 'create_volume') - _rpc(before['scheduler'], 'create_volume') == 3
+
+        def placements(samples, outcome):
+            return samples.get(('cinderlike_placements_total', (('outcome', outcome),)), 0)
+        assert placements(scheduler, 'placed') - placements(before['scheduler'], 'placed') == 3
+        assert placements(scheduler, 'no_valid_backend') - placements(
+            before['scheduler'], 'no_valid_backend') == 1
+        assert _rpc(scheduler, 'create_volume') - _rpc(before['scheduler'], 'create_volume') == 4
         assert _rpc(on_b1, 'create_volume') - _rpc(before['b1'], 'create_volume') == 2
         assert _rpc(on_b2, 'create_volume') - _rpc(before['b2'], 'create_volume') == 1
         assert _rpc(on_b1, 'delete_volume') - _rpc(before['b1'], 'delete_volume') == 1
         assert _rpc(on_b2, 'delete_volume') == _rpc(before['b2'], 'delete_volume')
         # capability fanouts arrive on their own schedule: some were handled by now
         assert _rpc(scheduler, 'update_service_capabilities') >= 1
+        before_backup = _scrape(ports['backup'])
+        stack.ok('PUT', f'{V}/os-services/get-log', {'binary': 'cinder-backup'}, expect=200,
+                 version='3.32')
         backup = _scrape(ports['backup'])
-        assert _rpc(backup, 'publish_service_capabilities') >= 1
+        assert _rpc(backup, 'get_log_levels') - _rpc(before_backup, 'get_log_levels') == 1
         for samples in (scheduler, on_b1, on_b2, backup):
             age = samples[('cinderlike_heartbeat_age_seconds', ())]
             assert 0 <= age < 60  # beats every report_interval (1 s here)
