@@ -456,6 +456,11 @@ class SnapshotIsBusy(VolumeDriverException):
     msg_fmt = 'deleting snapshot %(snapshot_name)s that has dependent volumes'
 
 
+class UnableToFailOver(CinderlikeException):
+    """A volume driver could not fail its backend over (Cinder's wording, parenthesis too)."""
+    msg_fmt = 'Unable to failover to replication target: %(reason)s).'
+
+
 class DriverNotInitialized(VolumeDriverException):
     """The backend's driver is not initialised; the service refuses driver work."""
     msg_fmt = 'Volume driver not ready.'

@@ -7,6 +7,7 @@ service.py calls (init_host, init_host_with_rpc, is_working, rpc_targets) follow
 import oslo_messaging as messaging
 from oslo_log import log as logging
 
+from cinderlike import log_levels
 from cinderlike.db import services as db_services
 from cinderlike.db import workers as db_workers
 
@@ -19,6 +20,9 @@ class Manager:
     BINARY: str
     TOPIC: str
     RPC_API_VERSION: str
+    # The process's cinderlike.metrics.Metrics, set by service.py once built; None outside a
+    # daemon (tests that drive a manager directly).
+    metrics = None
 
     def __init__(self, conf, *, host, db, coordinator=None):
         self.conf = conf
@@ -91,3 +95,11 @@ class Manager:
             LOG.warning('%s %s is %s, not %s; nothing to do', machine.name, row_id,
                         getattr(row, machine.column), status)
         return row, hold
+
+    def set_log_levels(self, context, *, prefix, level):
+        """RPC (os-services set-log): set *level* on this process's loggers under *prefix*."""
+        log_levels.set_levels(prefix, level)
+
+    def get_log_levels(self, context, *, prefix) -> dict:
+        """RPC (os-services get-log): {logger: level} under *prefix* in this process."""
+        return log_levels.get_levels(prefix)

@@ -11,9 +11,10 @@ import time
 import sqlalchemy as sa
 from oslo_log import log as logging
 from oslo_service import service as oslo_service
+from oslo_service import systemd
 
 from cinderlike import context as context_mod
-from cinderlike import coordination, fencing, periodic, rpc
+from cinderlike import coordination, fencing, metrics, periodic, rpc
 from cinderlike.db import clusters as clusters_db
 from cinderlike.db import engine
 from cinderlike.db import services as services_db
@@ -59,6 +60,7 @@ class Service(oslo_service.ServiceBase):
         self._stopped = threading.Event()
         self._fence = fencing.HeartbeatFence(down_time=lambda: conf.service_down_time,
                                              clock=clock)
+        self.metrics = None
 
     def start(self):
         """Register the row, init the manager, serve RPC, then heartbeat and run periodics."""
@@ -75,6 +77,10 @@ class Service(oslo_service.ServiceBase):
             self.stop()
             raise
         LOG.info('Started %s service on %s', self.binary, self.host)
+        # NOTE(systemd): Type=notify units (etc/systemd/) count the daemon started once its
+        # services row, RPC servers and heartbeat are up; a forked worker sends it, hence
+        # NotifyAccess=all there. Without NOTIFY_SOCKET this does nothing.
+        systemd.notify()
 
     def _start(self):
         if self._coordination:
@@ -82,8 +88,14 @@ class Service(oslo_service.ServiceBase):
                 self.conf, member_id=f'{self.binary}-{self.host}')
             self.coordinator.start()
         self._db = self._db or engine.Database.from_conf(self.conf)
+        self.metrics = metrics.Metrics(db=self._db)
+        port = self._metrics_port()
+        if port is not None:
+            self.metrics.serve(addr=self.conf.metrics.listen, port=port)
+            LOG.info('%s %s serves Prometheus metrics on port %d', self.binary, self.host, port)
         self.manager = self.manager_cls(self.conf, host=self.host, db=self._db,
                                         coordinator=self.coordinator, **self._manager_kwargs)
+        self.manager.metrics = self.metrics
         if self._register():
             self.manager.added_to_cluster(context_mod.get_admin_context())
         self.manager.init_host(context_mod.get_admin_context())
@@ -92,11 +104,25 @@ class Service(oslo_service.ServiceBase):
         self._spawn(self.heartbeat_loop, self._stop.wait)
         self._spawn(self.periodic_runner().loop, self._stop.wait)
 
+    def _metrics_port(self) -> int | None:
+        """This worker's `[metrics]` port; none in cinderlike-all, whose services share one
+        process (and one registry)."""
+        if self._shared_transport:
+            return None
+        options = self.conf.metrics
+        if self.binary == services_db.VOLUME_BINARY:
+            backend = self._manager_kwargs['backend']
+            if options.volume_port is None:
+                return None
+            return options.volume_port + list(self.conf.enabled_backends).index(backend)
+        return {services_db.SCHEDULER_BINARY: options.scheduler_port,
+                services_db.BACKUP_BINARY: options.backup_port}.get(self.binary)
+
     def _serve(self):
         """Start consuming the manager's RPC targets."""
         for topic, server in self.manager.rpc_targets():
             rpc_server = rpc.get_server(self.conf, topic=topic, server=server,
-                                        endpoints=[self.manager],
+                                        endpoints=[self.metrics.counting(self.manager)],
                                         version=self.manager.RPC_API_VERSION)
             rpc_server.start()
             self._servers.append(rpc_server)
@@ -164,6 +190,7 @@ class Service(oslo_service.ServiceBase):
             if self._fence.failed() and self.manager.cluster_name:
                 self._self_fence()
             return
+        self.metrics.beat()
         if self._fence.succeeded() and self.manager.cluster_name:
             LOG.warning('Heartbeat of %s %s succeeds again; taking new work again',
                         self.binary, self.host)
@@ -196,6 +223,8 @@ class Service(oslo_service.ServiceBase):
         self._threads = []
         if self.coordinator is not None:
             self.coordinator.stop()
+        if self.metrics is not None:
+            self.metrics.stop()
         if not self._shared_transport:
             rpc.cleanup()
         LOG.info('Stopped %s service on %s', self.binary, self.host)

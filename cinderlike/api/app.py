@@ -11,7 +11,7 @@ import orjson
 from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
-from cinderlike.api import faults, middleware, openapi, path_rules
+from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
@@ -112,6 +112,7 @@ class RPCClients:
     @functools.cached_property
     def backup(self) -> backup_rpcapi.BackupAPI:
         return backup_rpcapi.BackupAPI(self._conf)
+
 
 
 def _add_v3_route(app: VolumeApp, path: str, resource, **kwargs) -> None:
@@ -234,9 +235,9 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     app.add_route('/', version_doc)
     app.add_route('/v3/', version_doc, suffix='v3')
     app.add_route(openapi.PATH, openapi_resource.OpenAPI(app.routes))
-    # NOTE(backend_state): GET /os-services at 3.49 adds `backend_state` from the
-    # scheduler's pools; it is left out until the scheduler serves get_pools.
-    _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer))
+    _add_v3_route(app, '/os-services', services.Services(conf, db, enforcer, rpc))
+    for name, action in services.MANAGEMENT_ACTIONS.items():
+        _add_v3_route(app, f'/os-services/{name}', action(conf, db, enforcer, rpc))
     _add_v3_route(app, '/os-services/{action}', services.ServiceAction(db, enforcer))
     _add_v3_route(app, '/clusters', clusters.Clusters(conf, db, enforcer))
     _add_v3_route(app, '/clusters/detail', clusters.Clusters(conf, db, enforcer), suffix='detail')
@@ -289,4 +290,6 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))
     app.wrap(faults.guard)
     app.wrap(request_id.RequestId)
+    # NOTE(healthcheck): outside auth and the request id, as Cinder's api-paste urlmap.
+    app.wrap(healthcheck.serving(conf, db=db))
     return app

@@ -103,6 +103,9 @@ MESSAGES_PAGINATION = '3.5'
 LIMITS_ADMIN_FILTER = '3.39'
 # Pools.
 POOL_FILTER = '3.28'
+# Services.
+LOG_LEVEL = '3.32'
+BACKEND_STATE_REPORT = '3.49'
 # Workers.
 WORKERS_CLEANUP = '3.24'
 # Volume transfers.

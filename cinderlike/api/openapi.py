@@ -21,6 +21,7 @@ from cinderlike.api.schemas import backups as backup_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
 from cinderlike.api.schemas import quota_sets as quota_schemas
 from cinderlike.api.schemas import responses as r
+from cinderlike.api.schemas import services as service_schemas
 from cinderlike.api.schemas import snapshots as snapshot_schemas
 from cinderlike.api.schemas import transfers as transfer_schemas
 from cinderlike.api.schemas import types as type_schemas
@@ -83,6 +84,17 @@ OPERATIONS = {
     ('ServiceAction', 'on_put'): Op(
         'Enable, disable or disable-log-reason a service (admin)', 200, r.service_update,
         _SERVICE_ACTIONS),
+    ('Freeze', 'on_put'): Op('Freeze a backend: no management operations (admin)', 200,
+                             request=service_schemas.freeze_and_thaw, bodiless=(200,)),
+    ('Thaw', 'on_put'): Op('Thaw a frozen backend (admin); a text when its driver refused',
+                           200, request=service_schemas.freeze_and_thaw, bodiless=(200,)),
+    ('FailoverHost', 'on_put'): Op('Fail a replicating backend over (admin)', 202,
+                                   request=service_schemas.failover_host, bodiless=(202,)),
+    ('SetLog', 'on_put'): Op('Set the log level of services (admin)', 202,
+                             request=service_schemas.set_log, bodiless=(202,),
+                             since=mv.LOG_LEVEL),
+    ('GetLog', 'on_put'): Op('The log levels of services (admin)', 200, r.log_levels,
+                             service_schemas.get_log, since=mv.LOG_LEVEL),
     ('Clusters', 'on_get'): Op('List clusters (admin)', 200, r.clusters, since=mv.CLUSTER_SUPPORT),
     ('Clusters', 'on_get_detail'): Op('List clusters with details (admin)', 200, r.clusters,
                                       since=mv.CLUSTER_SUPPORT),

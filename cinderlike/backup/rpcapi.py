@@ -9,7 +9,7 @@ import random
 from cinderlike import exception, rpc
 from cinderlike.db import services as db_services
 
-RPC_API_VERSION = '1.2'
+RPC_API_VERSION = '1.3'
 
 
 def live_hosts(conf, db, *, availability_zone: str | None = None) -> list[str]:
@@ -47,6 +47,7 @@ class BackupAPI:
               (call), check_support_to_force_delete (call)
         1.2 - do_cleanup (POST /workers/cleanup: settle the selected workers rows, of this
               service or of a down one)
+        1.3 - set_log_levels (cast), get_log_levels (call) to one backup host
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -101,3 +102,13 @@ class BackupAPI:
         backup service's)."""
         self.client.prepare(server=host, version='1.2').cast(
             ctxt, 'do_cleanup', cleanup_request=cleanup_request)
+
+    def set_log_levels(self, ctxt, *, host, prefix, level):
+        """Set *level* on the loggers under *prefix* of the backup service on *host*."""
+        self.client.prepare(server=host, version='1.3').cast(
+            ctxt, 'set_log_levels', prefix=prefix, level=level)
+
+    def get_log_levels(self, ctxt, *, host, prefix) -> dict:
+        """{logger: level} under *prefix* in the backup service on *host* (a call)."""
+        return self.client.prepare(server=host, version='1.3').call(
+            ctxt, 'get_log_levels', prefix=prefix)

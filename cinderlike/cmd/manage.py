@@ -4,16 +4,29 @@
 public methods are its actions, with arguments declared by @args (as cinder-manage does).
 """
 
+import glob
+import importlib.metadata
 import inspect
+import logging as std_logging
+import os
+import re
 import sys
+import time
 
+import sqlalchemy as sa
 from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from cinderlike import conf as cl_conf
-from cinderlike import exception
-from cinderlike.db import clusters, engine, migration, pools, services
+from cinderlike import context, exception
+from cinderlike.db import clusters, engine, maintenance, migration, pools, services
+from cinderlike.db import snapshots as db_snapshots
+from cinderlike.db import volumes as db_volumes
+from cinderlike.states import volumes as volume_states
+from cinderlike.volume import rpcapi as volume_rpcapi
+
+LOG = logging.getLogger(__name__)
 
 
 def args(*names, **kwargs):
@@ -52,6 +65,62 @@ class DbCommands(Command):
     def version(self):
         """Print the current database version."""
         print(migration.current(self._conf.database.connection))
+
+    @args('age_in_days', type=int, help='Purge deleted rows older than age in days')
+    def purge(self, age_in_days):
+        """Purge deleted rows older than a given age from cinderlike tables."""
+        if age_in_days < 0:
+            print('Must supply a positive value for age')
+            return 1
+        if age_in_days >= int(time.time()) / 86400:
+            print('Maximum age is count of days since epoch.')
+            return 1
+        try:
+            purged = maintenance.purge_deleted_rows(self._db(), age_in_days=age_in_days)
+        except sa.exc.IntegrityError:
+            LOG.exception('Purge of rows deleted over %d days ago failed', age_in_days)
+            print('Purge command failed, check cinderlike-manage logs for more details.')
+            return 1
+        for table, count in purged:
+            print(f'Deleted {count} rows from table={table}')
+
+    # NOTE(online): each runs in bounded batches while services run: (found, done).
+    online_migrations = (maintenance.service_uuids_online_data_migration,)
+
+    @args('--max_count', metavar='<number>', dest='max_count', type=int, default=None,
+          help='Maximum number of objects to consider.')
+    def online_data_migrations(self, max_count=None):
+        """Perform online data migrations for the release in batches.
+
+        Exit code 1 while a bounded run (--max_count) left work, 0 once all is done.
+        """
+        if max_count is not None and max_count < 1:
+            print('Must supply a positive value for max_count.')
+            return 127
+        if max_count is None:
+            print('Running batches of 50 until complete.')
+        totals = {}
+        while True:
+            done_now = 0
+            for method in self.online_migrations:
+                found, done = method(self._db(), max_count or 50)
+                if found:
+                    print(f'{found} rows matched query {method.__name__}, {done} migrated')
+                total_found, total_done = totals.get(method.__name__, (0, 0))
+                totals[method.__name__] = (max(total_found, found), total_done + done)
+                done_now += done
+            if max_count is not None or not done_now:
+                break
+        rows = [(name, *totals[name]) for name in sorted(totals)]
+        width = max(len('Migration'), *(len(row[0]) for row in rows))
+        line = f"+-{'-' * width}-+--------------+-----------+"
+        print(line)
+        print(f"| {'Migration'.ljust(width)} | Total Needed | Completed |")
+        print(line)
+        for name, found, done in rows:
+            print(f'| {name.ljust(width)} | {found:>12} | {done:>9} |')
+        print(line)
+        return 1 if max_count is not None and done_now else 0
 
 
 class ServiceCommands(Command):
@@ -165,11 +234,205 @@ class ClusterCommands(Command):
         print(f'Successfully renamed {count} volumes from cluster {current} to {new}')
 
 
+class QuotaCommands(Command):
+    """Quota usage against what the resource rows say."""
+
+    def _check(self, project_id, fix):
+        if project_id:
+            projects = [project_id] if project_id in maintenance.quota_projects(self._db()) else []
+            if not projects:
+                print(f'Project id {project_id} has no quota usage. Nothing to do.')
+        else:
+            projects = maintenance.quota_projects(self._db())
+        found = False
+        for project in projects:
+            print(f'Processing quota usage for project {project}')
+            for drift in maintenance.check_project_usage(
+                    self._db(), project_id=project, fix=fix,
+                    no_snapshot_gb_quota=self._conf.no_snapshot_gb_quota):
+                found = True
+                print(f"\t{drift.resource}: invalid {drift.field} saved={drift.saved} "
+                      f"actual={drift.actual}{' - fixed' if fix else ''}")
+        print('Action successfully completed')
+        return found
+
+    @args('--project-id', default=None,
+          help='The ID of the project where we want to check the quotas (defaults to all '
+               'projects).')
+    def check(self, project_id=None):
+        """Check that quota usage and reservations match the rows (exit code 1 when not)."""
+        return 1 if self._check(project_id, fix=False) else 0
+
+    @args('--project-id', default=None,
+          help='The ID of the project where we want to sync the quotas (defaults to all '
+               'projects).')
+    def sync(self, project_id=None):
+        """Recount quota usage and reservations from the rows, one transaction per project."""
+        self._check(project_id, fix=True)
+
+
+class VolumeCommands(Command):
+    """Volumes left in an odd state."""
+
+    @args('volume_id', help='Volume ID to be deleted')
+    def delete(self, volume_id):
+        """Delete a volume, bypassing the check that it must be available."""
+        volume = db_volumes.get_any(self._db(), volume_id=volume_id)
+        if volume is None or volume.deleted:
+            print(f'Volume {volume_id} could not be found.')
+            return 2
+        if not volume.host:
+            print('Volume not yet assigned to host.')
+            print('Deleting volume from database and skipping rpc.')
+            db_volumes.destroy(self._db(), volume_id=volume_id)
+            return 0
+        if volume.status == volume_states.Status.IN_USE:
+            print('Volume is in-use.')
+            print('Detach volume from instance and then try again.')
+            return 0
+        # NOTE(deleting): the volume service deletes only a `deleting` volume.
+        db_volumes.MACHINE.begin(self._db(), row_id=volume_id, action='force_delete')
+        volume_rpcapi.VolumeAPI(self._conf).delete_volume(
+            context.get_admin_context(), volume_id=volume_id, host=volume.host,
+            cluster_name=volume.cluster_name)
+
+    @args('--currenthost', required=True,
+          help='Existing volume host name in the format host@backend#pool')
+    @args('--newhost', required=True, help='New volume host name in the format host@backend#pool')
+    def update_host(self, currenthost, newhost):
+        """Modify the host name associated with a volume (a moved node or a renamed
+        backend)."""
+        count = maintenance.update_volume_host(self._db(), current=currenthost, new=newhost)
+        print(f'Updated the host of {count} volumes from {currenthost} to {newhost}.')
+
+
+class BackupCommands(Command):
+    """Backups and the hosts that hold them."""
+
+    def list(self):
+        """List all backups (including ones in progress) and the host running each."""
+        header = '%-32s\t%-32s\t%-32s\t%-24s\t%-24s\t%-12s\t%-12s\t%-12s\t%-12s'
+        print(header % ('ID', 'User ID', 'Project ID', 'Host', 'Name', 'Container', 'Status',
+                        'Size', 'Object Count'))
+        row = '%-32s\t%-32s\t%-32s\t%-24s\t%-24s\t%-12s\t%-12s\t%-12d\t%-12d'
+        for backup in maintenance.list_backups(self._db()):
+            print(row % (backup.id, backup.user_id, backup.project_id, backup.host,
+                         backup.display_name, backup.container, backup.status,
+                         backup.size or 0, backup.object_count or 0))
+
+    @args('--currenthost', required=True, help='Existing backup host name')
+    @args('--newhost', required=True, help='New backup host name')
+    def update_backup_host(self, currenthost, newhost):
+        """Modify the host name associated with a backup (a moved backup node)."""
+        count = maintenance.update_backup_host(self._db(), current=currenthost, new=newhost)
+        print(f'Updated the host of {count} backups from {currenthost} to {newhost}.')
+
+
+_UUID = re.compile('[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', re.I)
+
+
+class UtilCommands(Command):
+    """Generic utils."""
+
+    def _lock_files(self) -> dict[tuple[str, str], list[str]]:
+        """{(kind, id): paths} of the `cinder-<id>-...` lock files of a file:// tooz."""
+        url = self._conf.coordination.backend_url
+        if not url.startswith('file://'):
+            return {}
+        found = {}
+        for path in glob.glob(os.path.join(os.path.abspath(url[len('file://'):]), 'cinder-*')):
+            match = _UUID.search(os.path.basename(path))
+            if match:
+                kind = 'snapshot' if 'snapshot' in os.path.basename(path) else 'volume'
+                found.setdefault((kind, match.group(0)), []).append(path)
+        return found
+
+    @args('--services-offline', dest='online', action='store_false', default=True,
+          help='All locks can be deleted as cinderlike services are not running.')
+    def clean_locks(self, online=True):
+        """Clean the file locks of volumes and snapshots on this host.
+
+        With services running (the default) only the locks of volumes and snapshots no longer
+        in the database go. Distributed lock backends leave no files behind.
+        """
+        for (kind, resource_id), paths in sorted(self._lock_files().items()):
+            if online and self._exists(kind, resource_id):
+                continue
+            for path in paths:
+                try:
+                    os.remove(path)
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    print(f'Failed to cleanup lock {path}: {exc}')
+                    continue
+                print(f'Removed lock {path}')
+
+    def _exists(self, kind, resource_id) -> bool:
+        try:
+            if kind == 'snapshot':
+                db_snapshots.get(self._db(), snapshot_id=resource_id)
+            else:
+                db_volumes.get(self._db(), volume_id=resource_id)
+        except exception.NotFound:
+            return False
+        return True
+
+
+class _Lines:
+    """Collects what ConfigOpts.log_opt_values logs (secret values already masked)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def log(self, level, message, *values):
+        self.lines.append(message % values if values else message)
+
+
+class ConfigCommands(Command):
+    """The options in effect, as the configuration files and defaults set them."""
+
+    @args('param', nargs='?', default=None,
+          help='Configuration parameter to display (default: %(default)s)')
+    def list(self, param=None):
+        """List every option as `name = value` (`group.name` outside [DEFAULT]; secrets as
+        ****), or only the *param* named."""
+        collected = _Lines()
+        self._conf.log_opt_values(collected, std_logging.INFO)
+        # NOTE(padding): oslo.config pads the names into columns; one space is kept.
+        options = [tuple(part.strip() for part in line.split(' = ', 1))
+                   for line in collected.lines if ' = ' in line]
+        options = [(name, value) for name, value in options
+                   if name not in ('category', 'config_file', 'config_dir')]
+        param = param and param.strip()
+        if param:
+            options = [(name, value) for name, value in options if name == param]
+            if not options:
+                print(f'no such option {param}')
+                return 2
+        for name, value in options:
+            print(f'{name} = {value}')
+
+
+class VersionCommands(Command):
+    """The code's version."""
+
+    def list(self):
+        """Print the version of cinderlike installed."""
+        print(importlib.metadata.version('cinderlike'))
+
+
 CATEGORIES = {
+    'backup': BackupCommands,
     'capacity': CapacityCommands,
     'cluster': ClusterCommands,
+    'config': ConfigCommands,
     'db': DbCommands,
+    'quota': QuotaCommands,
     'service': ServiceCommands,
+    'util': UtilCommands,
+    'version': VersionCommands,
+    'volume': VolumeCommands,
 }
 
 

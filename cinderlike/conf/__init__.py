@@ -12,7 +12,9 @@ from cinderlike.conf import (
     coordination,
     database,
     default,
+    healthcheck,
     messages,
+    metrics,
     nova,
     quota,
     rpc,
@@ -23,7 +25,8 @@ from cinderlike.conf import (
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup, transfers, nova, connector)
+            quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck,
+            metrics)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -108,9 +108,11 @@ class HostManager:
     def _read_services(self):
         down_time, now = self.conf.service_down_time, utcnow()
         # NOTE(cluster): disabled=False asks the cluster row of a clustered service.
+        # NOTE(frozen): as Cinder, a frozen backend takes no new volumes (freeze marks every
+        # member of its cluster frozen too).
         return [svc for svc in db_services.get_all(self.db, binary=db_services.VOLUME_BINARY,
                                                    disabled=False)
-                if db_services.is_up(svc, down_time=down_time, now=now)]
+                if not svc.frozen and db_services.is_up(svc, down_time=down_time, now=now)]
 
     def _unreported(self, services) -> list[str]:
         return [svc.host for svc in services if svc.host not in self._backends]

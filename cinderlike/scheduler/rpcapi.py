@@ -13,7 +13,7 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = '1.5'
+RPC_API_VERSION = '1.6'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -32,6 +32,7 @@ class SchedulerAPI:
         1.3 - work_cleanup (call; POST /workers/cleanup), do_cleanup
         1.4 - create_snapshot (check the volume's backend, then hand the snapshot to it)
         1.5 - create_backup (pick a live backup service, save backups.host, cast to it)
+        1.6 - set_log_levels (cast), get_log_levels (call) to one scheduler
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -85,6 +86,16 @@ class SchedulerAPI:
         """[{'name': 'backend#pool', 'capabilities': {...}}] of the live pools (a call)."""
         cctxt = self.client.prepare(version='1.2')
         return cctxt.call(ctxt, 'get_pools', filters=filters)
+
+    def set_log_levels(self, ctxt, *, host, prefix, level):
+        """Set *level* on the loggers under *prefix* of the scheduler on *host* (a cast)."""
+        self.client.prepare(server=host, version='1.6').cast(
+            ctxt, 'set_log_levels', prefix=prefix, level=level)
+
+    def get_log_levels(self, ctxt, *, host, prefix) -> dict:
+        """{logger: level} under *prefix* in the scheduler on *host* (a call)."""
+        return self.client.prepare(server=host, version='1.6').call(
+            ctxt, 'get_log_levels', prefix=prefix)
 
 
 class CapabilityPublisher:

@@ -10,10 +10,12 @@ from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import clusters as db_clusters
+from cinderlike.db import replication as db_replication
 from cinderlike.db import services as db_services
 from cinderlike.drivers import volume as volume_drivers
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
+from cinderlike.states import replication as rep_states
 from cinderlike.volume import (
     attachments,
     backups,
@@ -285,3 +287,50 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
     def remove_export_snapshot(self, context, *, snapshot_id):
         """Cast: remove the snapshot's export."""
         backups.remove_export_snapshot(self, context, snapshot_id=snapshot_id)
+
+    # --- management plane (os-services) ----------------------------------------------
+
+    def freeze_host(self, context) -> bool:
+        """Call (os-services freeze): tell the driver, then disable scheduling here with
+        reason `frozen` (the API has set `frozen` already)."""
+        try:
+            self.driver.freeze_backend(context)
+        except exception.VolumeDriverException:
+            # NOTE(freeze): as Cinder, the backend's consent is not needed to freeze.
+            LOG.warning('Error encountered on backend %s during freeze operation, service is '
+                        'frozen, however notification to driver has failed.', self.host)
+        db_services.set_disabled(self.db, host=self.host, binary=self.BINARY, disabled=True,
+                                 reason='frozen')
+        LOG.info('Set backend %s status to frozen successfully.', self.host)
+        return True
+
+    def thaw_host(self, context) -> bool:
+        """Call (os-services thaw): the driver thaws, then scheduling is enabled again;
+        False, and still disabled, when the driver refused."""
+        try:
+            self.driver.thaw_backend(context)
+        except exception.VolumeDriverException:
+            LOG.error('Error encountered on backend %s during thaw operation, service will '
+                      'remain frozen.', self.host)
+            return False
+        db_services.set_disabled(self.db, host=self.host, binary=self.BINARY, disabled=False,
+                                 reason='')
+        LOG.info('Thawed backend %s successfully.', self.host)
+        return True
+
+    def failover_host(self, context, *, secondary_backend_id=None):
+        """Cast (os-services failover_host) on a `failing-over` backend.
+
+        NOTE(failover): no cinderlike driver replicates, so the driver's refusal is the
+        outcome: failover-error and disabled, as Cinder records a failed failover; the
+        volumes are left as they are, for there is no replica to move them to.
+        """
+        try:
+            self.driver.failover_host(context, [], secondary_id=secondary_backend_id)
+        except exception.UnableToFailOver as error:
+            LOG.error('Error encountered during failover on host %s to %s: %s', self.host,
+                      secondary_backend_id, error)
+            db_replication.record_failover(
+                self.db, host=self.host, cluster_name=self.cluster_name,
+                values={'disabled': True,
+                        'replication_status': rep_states.Status.FAILOVER_ERROR})

@@ -8,16 +8,17 @@ Sent to the resource's cluster when its `cluster_name` is set, to its host other
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
 do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_update,
 attachment_delete, initialize_connection, terminate_connection, attach_volume,
-detach_volume, remove_export, and for backups get_backup_device, remove_backup_device,
-initialize_connection_snapshot, terminate_connection_snapshot, remove_export_snapshot. To the
-backend named by
-the caller (host or cluster, as given): get_capabilities.
+detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for backups
+get_backup_device, remove_backup_device, initialize_connection_snapshot,
+terminate_connection_snapshot, remove_export_snapshot. To the backend named by the caller
+(host or cluster, as given): get_capabilities; to one service's own host: set_log_levels,
+get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.7'
+RPC_API_VERSION = '1.8'
 
 
 class VolumeAPI:
@@ -41,6 +42,8 @@ class VolumeAPI:
               reads, a temporary snapshot of an in-use volume, and its removal),
               initialize_connection_snapshot, terminate_connection_snapshot (calls),
               remove_export_snapshot (cast)
+        1.8 - freeze_host, thaw_host (calls), failover_host (cast), set_log_levels
+              (cast), get_log_levels (call)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -193,3 +196,28 @@ class VolumeAPI:
         """Remove the snapshot's export (a cast)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.7').cast(
             ctxt, 'remove_export_snapshot', snapshot_id=snapshot_id)
+
+    def freeze_host(self, ctxt, *, host, cluster_name=None) -> bool:
+        """The backend disables itself for scheduling and tells its driver (a call)."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.8').call(
+            ctxt, 'freeze_host')
+
+    def thaw_host(self, ctxt, *, host, cluster_name=None) -> bool:
+        """The backend's driver thaws it and it enables itself again; False when the
+        driver refused (a call)."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.8').call(
+            ctxt, 'thaw_host')
+
+    def failover_host(self, ctxt, *, host, cluster_name=None, secondary_backend_id=None):
+        """Fail the `failing-over` backend over to *secondary_backend_id* (a cast)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.8').cast(
+            ctxt, 'failover_host', secondary_backend_id=secondary_backend_id)
+
+    def set_log_levels(self, ctxt, *, host, prefix, level):
+        """Set *level* on the loggers under *prefix* of the service of *host* (a cast)."""
+        self._get_cctxt(host, version='1.8').cast(ctxt, 'set_log_levels', prefix=prefix,
+                                                  level=level)
+
+    def get_log_levels(self, ctxt, *, host, prefix) -> dict:
+        """{logger: level} under *prefix* in the service of *host* (a call)."""
+        return self._get_cctxt(host, version='1.8').call(ctxt, 'get_log_levels', prefix=prefix)

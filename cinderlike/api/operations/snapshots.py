@@ -9,6 +9,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception, quota
 from cinderlike.api.operations.volumes import scope
+from cinderlike.db import replication as db_replication
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.states import snapshots as states
@@ -59,9 +60,10 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
     """Insert a `creating` snapshot of the volume and cast to the scheduler; the new row.
 
     *allow_in_use* is `force` (or 3.66). :raises VolumeNotFound, InvalidVolume,
-    SnapshotLimitExceeded, VolumeSizeExceedsAvailableQuota:
+    SnapshotLimitExceeded, VolumeSizeExceedsAvailableQuota, InvalidInput (frozen backend):
     """
     volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
+    db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
     valid = (V.AVAILABLE, V.IN_USE) if allow_in_use else (V.AVAILABLE,)
     _check_volume(volume, valid)
     type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
@@ -98,12 +100,12 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
 def delete(db, rpc, ctx, *, snapshot_id: str, force: bool = False) -> None:
     """CAS into `deleting` and cast to the volume's backend.
 
-    :raises SnapshotNotFound, InvalidSnapshot:
+    :raises SnapshotNotFound, InvalidSnapshot, InvalidInput: (frozen backend)
     """
-    get(db, ctx, snapshot_id=snapshot_id)
+    volume = db_volumes.get(db, volume_id=get(db, ctx, snapshot_id=snapshot_id).volume_id)
+    db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
     snapshot = db_snapshots.MACHINE.begin(db, row_id=snapshot_id,
                                           action='force_delete' if force else 'delete')
-    volume = db_volumes.get(db, volume_id=snapshot.volume_id)
     rpc.volume.delete_snapshot(ctx, snapshot_id=snapshot.id, host=volume.host,
                                cluster_name=volume.cluster_name)
 

@@ -8,6 +8,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception, quota
 from cinderlike.api.flows import create_volume
+from cinderlike.db import replication as db_replication
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
@@ -51,7 +52,8 @@ def _deleted_deltas(db, volume) -> dict[str, int]:
 def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool = False):
     """Destroy an unscheduled volume here, or move it to `deleting` and cast to its backend.
 
-    :raises VolumeNotFound, InvalidVolume: (the delete transition's expected states)
+    :raises VolumeNotFound, InvalidVolume: (the delete transition's expected states),
+        InvalidInput: on a frozen backend
     """
     volume = get(db, ctx, volume_id=volume_id)
     if volume.host is None and db_volumes.destroy_unscheduled(db, volume_id=volume_id):
@@ -61,6 +63,7 @@ def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool =
             quota.release_usage(db, project_id=volume.project_id,
                                 deltas=_deleted_deltas(db, volume))
         return
+    db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
     action = ('force_' if force else '') + ('delete_cascade' if cascade else 'delete')
     # NOTE(cascade): as Cinder, a non-admin's cascade may not take another project's
     # snapshots (a transferred volume's) down with the volume.

@@ -1,13 +1,15 @@
-"""cinderlike-api: os-services — list services, enable / disable them for scheduling.
+"""cinderlike-api: os-services — list services, enable / disable them for scheduling,
+freeze / thaw / failover_host a volume backend, and set / get the daemons' log levels.
 
 A disabled cinder-volume service is skipped by the scheduler, so the row must change.
-freeze/thaw/failover_host and set-log/get-log need volume-service RPCs and are not served.
 """
 
 import falcon
 
-from cinderlike import exception
+from cinderlike import exception, log_levels
+from cinderlike.api import microversions as mv
 from cinderlike.api import validation
+from cinderlike.api.operations import services as operations
 from cinderlike.api.schemas import services as schema
 from cinderlike.api.views import services as view
 from cinderlike.db import services as db_services
@@ -26,13 +28,22 @@ def _host_matches(service_host: str, wanted: str) -> bool:
     return any(service_host.startswith(wanted + s) for s in suffixes)
 
 
+def _backend_states(rpc, ctx) -> dict[str, str]:
+    """{host@backend: backend_state} from the schedulers' pools (3.49), 'up' when a pool
+    reports none, as Cinder."""
+    return {pool['name'].partition('#')[0]:
+            pool.get('capabilities', {}).get('backend_state', 'up')
+            for pool in rpc.scheduler.get_pools(ctx)}
+
+
 class Services:
     """GET /os-services[?host=&binary=] (admin)."""
 
-    def __init__(self, conf, db, enforcer):
+    def __init__(self, conf, db, enforcer, rpc):
         self._conf = conf
         self._db = db
         self._enforcer = enforcer
+        self._rpc = rpc
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._enforcer.authorize(req.context.ctx, policy.GET_ALL_POLICY)
@@ -40,8 +51,11 @@ class Services:
         host = req.get_param('host')
         if host:
             rows = [row for row in rows if _host_matches(row.host or '', host)]
-        resp.media = view.index(rows, version=req.context.api_version,
-                                down_time=self._conf.service_down_time)
+        version = req.context.api_version
+        states = (_backend_states(self._rpc, req.context.ctx)
+                  if version.matches(mv.BACKEND_STATE_REPORT) else None)
+        resp.media = view.index(rows, version=version, down_time=self._conf.service_down_time,
+                                backend_states=states)
 
 
 # action -> (body schema, disabled afterwards, answer carries disabled_reason)
@@ -80,3 +94,120 @@ class ServiceAction:
                                  disabled=disabled, reason=reason)
         resp.media = view.update(host=host, service=service, binary=binary, disabled=disabled,
                                  disabled_reason=reason, with_reason=with_reason)
+
+
+def _cluster_host(req: falcon.Request, body: dict) -> tuple[str | None, str | None]:
+    """Cinder's get_cluster_host from 3.26: exactly one of `cluster` and `host`.
+
+    :raises InvalidInput:
+    """
+    if req.context.api_version.matches(mv.REPLICATION_CLUSTER):
+        cluster, message = body.get('cluster'), 'One and only one of cluster and host must be set.'
+    else:
+        cluster, message = None, 'Host field is missing.'
+    host = body.get('host')
+    if bool(cluster) == bool(host):
+        raise exception.InvalidInput(reason=message)
+    return cluster, host
+
+
+class _Action:
+    """Shared preamble of the management actions: the update rule, then the body."""
+
+    SCHEMA: dict
+    MIN_VERSION = mv.BASE
+
+    def __init__(self, conf, db, enforcer, rpc):
+        self._conf = conf
+        self._db = db
+        self._enforcer = enforcer
+        self._rpc = rpc
+
+    def _body(self, req: falcon.Request) -> dict:
+        """:raises ValidationError, Invalid:"""
+        if not req.context.api_version.matches(self.MIN_VERSION):
+            raise falcon.HTTPNotFound()
+        self._enforcer.authorize(req.context.ctx, policy.UPDATE_POLICY)
+        body = validation.load_body(req)
+        # NOTE(level): Cinder's `level` format is its log-level check, InvalidInput text.
+        validation.validate(self.SCHEMA, body,
+                            formats={'level': lambda value: bool(log_levels.level_of(value))})
+        return body
+
+
+class Freeze(_Action):
+    """PUT /os-services/freeze {host | cluster (3.26)}: 200 and no body, as Cinder."""
+
+    SCHEMA = schema.freeze_and_thaw
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises InvalidInput, InvalidParameterValue:"""
+        cluster, host = _cluster_host(req, self._body(req))
+        self._enforcer.authorize(req.context.ctx, policy.FREEZE_POLICY)
+        operations.freeze(self._db, self._rpc, req.context.ctx, host=host, cluster_name=cluster)
+
+
+class Thaw(_Action):
+    """PUT /os-services/thaw {host | cluster (3.26)}: 200; Cinder's text when the driver
+    refused."""
+
+    SCHEMA = schema.freeze_and_thaw
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises InvalidInput, InvalidParameterValue:"""
+        cluster, host = _cluster_host(req, self._body(req))
+        self._enforcer.authorize(req.context.ctx, policy.THAW_POLICY)
+        refused = operations.thaw(self._db, self._rpc, req.context.ctx, host=host,
+                                  cluster_name=cluster)
+        if refused:
+            resp.content_type = falcon.MEDIA_TEXT
+            resp.text = refused
+
+
+class FailoverHost(_Action):
+    """PUT /os-services/failover_host {host | cluster (3.26), backend_id}: 202."""
+
+    SCHEMA = schema.failover_host
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises InvalidInput, InvalidParameterValue:"""
+        body = self._body(req)
+        cluster, host = _cluster_host(req, body)
+        self._enforcer.authorize(req.context.ctx, policy.FAILOVER_POLICY)
+        operations.failover(self._conf, self._db, self._rpc, req.context.ctx, host=host,
+                            cluster_name=cluster, backend_id=body.get('backend_id'))
+        resp.status = falcon.HTTP_202
+
+
+class SetLog(_Action):
+    """PUT /os-services/set-log {binary, server, prefix, level} (3.32): 202."""
+
+    SCHEMA = schema.set_log
+    MIN_VERSION = mv.LOG_LEVEL
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises InvalidInput:"""
+        body = self._body(req)
+        operations.set_log(self._conf, self._db, self._rpc, req.context.ctx,
+                           binary=body.get('binary'), server=body.get('server'),
+                           prefix=body.get('prefix'), level=body.get('level'))
+        resp.status = falcon.HTTP_202
+
+
+class GetLog(_Action):
+    """PUT /os-services/get-log {binary, server, prefix} (3.32): {"log_levels": [...]}."""
+
+    SCHEMA = schema.get_log
+    MIN_VERSION = mv.LOG_LEVEL
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = self._body(req)
+        resp.media = {'log_levels': operations.get_log(
+            self._conf, self._db, self._rpc, req.context.ctx, binary=body.get('binary'),
+            server=body.get('server'), prefix=body.get('prefix'))}
+
+
+# The management actions, each at its own path: falcon matches these literal segments
+# before /os-services/{action}.
+MANAGEMENT_ACTIONS = {'freeze': Freeze, 'thaw': Thaw, 'failover_host': FailoverHost,
+                      'set-log': SetLog, 'get-log': GetLog}

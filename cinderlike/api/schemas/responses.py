@@ -61,6 +61,8 @@ _service = _object({'binary': _STR, 'host': _STR, 'zone': _TEXT, 'status': _STR,
                    {'cluster': _TEXT, 'disabled_reason': _TEXT, 'replication_status': _TEXT,
                     'active_backend_id': _TEXT, 'frozen': _BOOL})
 services = _listing('services', _service)
+log_levels = _object({'log_levels': {'type': 'array', 'items': _object(
+    {'binary': _STR, 'host': _STR, 'levels': _STRINGS})}})
 service_update = _object({'host': _STR, 'service': _STR, 'binary': _STR, 'status': _STR,
                           'disabled': _BOOL}, {'disabled_reason': _TEXT})
 _cluster = _object({'name': _STR, 'binary': _STR, 'state': _STR, 'status': _STR},

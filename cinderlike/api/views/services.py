@@ -19,8 +19,10 @@ def _shown_updated_at(service: Service, now: datetime.datetime) -> str | None:
     return timestamp(updated_at)
 
 
-def item(service: Service, *, version, down_time: int, now: datetime.datetime) -> dict:
-    """One entry of GET /os-services at microversion *version*."""
+def item(service: Service, *, version, down_time: int, now: datetime.datetime,
+         backend_states: dict | None = None) -> dict:
+    """One entry of GET /os-services at microversion *version*; *backend_states* (3.49)
+    maps host@backend to the state its pools report."""
     shown = {
         'binary': service.binary,
         'host': service.host,
@@ -29,6 +31,8 @@ def item(service: Service, *, version, down_time: int, now: datetime.datetime) -
         'state': 'up' if db_services.is_up(service, down_time=down_time, now=now) else 'down',
         'updated_at': _shown_updated_at(service, now),
     }
+    if backend_states is not None and service.binary == db_services.VOLUME_BINARY:
+        shown['backend_state'] = backend_states.get(service.host)
     if version.matches(mv.CLUSTER_SUPPORT):
         shown['cluster'] = service.cluster_name
     shown['disabled_reason'] = service.disabled_reason
@@ -39,11 +43,12 @@ def item(service: Service, *, version, down_time: int, now: datetime.datetime) -
     return shown
 
 
-def index(services: list[Service], *, version, down_time: int) -> dict:
+def index(services: list[Service], *, version, down_time: int,
+          backend_states: dict | None = None) -> dict:
     """{"services": [...]}, every state computed against one `now`."""
     now = utcnow()
-    return {'services': [item(s, version=version, down_time=down_time, now=now)
-                         for s in services]}
+    return {'services': [item(s, version=version, down_time=down_time, now=now,
+                              backend_states=backend_states) for s in services]}
 
 
 def update(*, host: str, service: str, binary: str, disabled: bool,

@@ -7,7 +7,11 @@ database rows; what they return is a dict of columns for the manager to store.
 import abc
 import dataclasses
 
+from oslo_log import log as logging
+
 from cinderlike import exception
+
+LOG = logging.getLogger(__name__)
 
 # Cinder's volume_name_template / snapshot_name_template: the names a backend knows data by.
 VOLUME_NAME_TEMPLATE = 'volume-%s'
@@ -186,3 +190,21 @@ class VolumeDriver(abc.ABC):
     def remove_export_snapshot(self, snapshot: SnapshotRef) -> None:
         """Undo what initialize_connection_snapshot exported (nothing by default)."""
         return None
+
+    # --- management plane (os-services freeze / thaw / failover_host) -------------------
+
+    def freeze_backend(self, context) -> None:
+        """The backend is frozen (read-only management); a driver may act on the array."""
+        LOG.debug('Backend %s frozen: nothing to do on the driver side', self.backend_name)
+
+    def thaw_backend(self, context) -> None:
+        """The backend is thawed; raise VolumeDriverException to keep it frozen."""
+        LOG.debug('Backend %s thawed: nothing to do on the driver side', self.backend_name)
+
+    def failover_host(self, context, volumes: list, secondary_id=None):
+        """Fail over to a replication target: (active_backend_id, volume updates).
+
+        :raises UnableToFailOver: for a driver that does not replicate (all of ours).
+        """
+        raise exception.UnableToFailOver(
+            reason=f'driver {type(self).__name__} does not support replication')

@@ -46,6 +46,11 @@ class ExtractSchedulerSpec(task.Task):
         return spec
 
 
+def _count(scheduler, outcome: str) -> None:
+    if scheduler.metrics is not None:
+        scheduler.metrics.placements.labels(outcome).inc()
+
+
 class ScheduleCreateVolume(task.Task):
     """Weigh, claim the first pool that still has room, place the volume there, cast."""
 
@@ -53,10 +58,13 @@ class ScheduleCreateVolume(task.Task):
         try:
             pool, props = self._place(ctx, scheduler, volume_id, request_spec, filter_properties)
         except exception.NoValidBackend as error:
+            _count(scheduler, 'no_valid_backend')
             self._fail(ctx, scheduler, volume_id, request_spec, error)
             return
         if pool is None:
+            _count(scheduler, 'gone')
             return  # the volume was deleted (or placed by another cast) meanwhile
+        _count(scheduler, 'placed')
         scheduler.volume_api.create_volume(
             ctx, volume_id=volume_id, host=pool.volume_host, request_spec=request_spec,
             filter_properties=props, cluster_name=pool.volume_cluster_name,
@@ -88,6 +96,8 @@ class ScheduleCreateVolume(task.Task):
                     hm.consumed(pool, size)
                     placer.add_retry_backend(props, pool.backend_id)
                     return pool, props
+                if scheduler.metrics is not None:
+                    scheduler.metrics.claim_failures.labels(pool.backend_id).inc()
                 LOG.debug('Claim of %(size)s GB on %(pool)s failed; next candidate',
                           {'size': size, 'pool': pool.backend_id})
         raise exception.NoValidBackend(reason='No weighed backends available')

@@ -10,8 +10,15 @@ from cinderlike.api import middleware
 from cinderlike.api.app import create_app
 from cinderlike.api.microversions import APIVersion
 from tests.unit.api.conftest import ADMIN
+from tests.unit.api.pool_fixtures import AnsweringRPC
 
 SERVICES = '/v3/os-services'
+
+
+@pytest.fixture
+def client(conf, db):
+    """The app with schedulers that answer get_pools (os-services asks them from 3.49)."""
+    return testing.TestClient(create_app(conf, db=db, rpc=AnsweringRPC()))
 
 
 def _get(client, version=None, **headers):
