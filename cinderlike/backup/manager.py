@@ -34,7 +34,7 @@ class BackupManager(manager.Manager):
             conf.register_opts(driver_cls.DRIVER_OPTS)
             driver = driver_cls(conf)
         self.driver = driver
-        self.driver_name = f'{type(driver).__module__}.{type(driver).__qualname__}'
+        self.driver_name = type(driver).service_name()
         # The module that attaches volumes to this host (os-brick's role).
         self.connector = connector or host_connector
         self.driver_ready = False

@@ -31,8 +31,14 @@ _TIMES = ('created_at', 'updated_at', 'deleted_at', 'data_timestamp')
 
 
 def is_ours(manager, service: str | None) -> bool:
-    """Whether *service* (a class path or alias) names this host's backup driver."""
-    return bool(service) and base.ALIASES.get(service, service) == manager.driver_name
+    """Whether *service* (a class path or alias, Cinder's or ours) names this host's backup
+    driver."""
+    if not service:
+        return False
+    try:
+        return base.driver_class(service) is type(manager.driver)
+    except exception.BackupDriverNotFound:
+        return False
 
 
 def encode(backup, driver_info: dict) -> str:

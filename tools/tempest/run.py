@@ -2,14 +2,16 @@
 cinder-tempest-plugin's `cinder_tempest_plugin.api.volume`, from PyPI and unmodified.
 
 Starts a Keystone (tests/fixtures/keystone.py) and the four daemons on a fresh PostgreSQL or
-MariaDB database and RabbitMQ (tests/functional/e2e/stack.py, fake driver on two backends,
-`auth_strategy = keystone`), writes tempest.conf from tempest.conf.in, runs `tempest run`
-without the tests listed in exclude.txt, and prints the pass/fail/skip counts. Exits non-zero
+MariaDB database and RabbitMQ (tests/functional/e2e/stack.py, the file driver on two
+backends and posix backups, `auth_strategy = keystone`), writes tempest.conf from
+tempest.conf.in, runs `tempest run` without the tests listed in exclude.txt, and prints the
+pass/fail/skip counts. Exits non-zero
 when a test that is not excluded fails. Run with cinderlike's venv python (`make tempest`).
 """
 
 import argparse
 import contextlib
+import functools
 import os
 import pathlib
 import re
@@ -32,6 +34,15 @@ BACKENDS = ('b1', 'b2')
 # what `tempest run` prints at its end: " - Passed: 52"
 _TOTAL_RE = re.compile(r'^ - (Passed|Skipped|Failed|Expected Fail|Unexpected Success): (\d+)$',
                        re.M)
+
+
+def _file_backends(workdir: pathlib.Path, stack) -> None:
+    """Both backends on the file driver (local connections), so that cinder-backup can read
+    and write their volumes and tempest's backup tests run; backups to posix."""
+    for backend in BACKENDS:
+        stack.update_config(backend, volume_driver='file', target_helper='fake',
+                            file_volume_directory=workdir / 'volumes' / backend)
+    stack.update_config(backup_posix_path=workdir / 'backups')
 
 
 def _ensure_venv() -> pathlib.Path:
@@ -85,6 +96,7 @@ def run(args) -> int:
     with (fresh_database(args.keystone_database) if args.keystone_database
           else contextlib.nullcontext()) as keystone_db, keystone_fixture.deployed_with_keystone(
             workdir, server_url=args.database, transport_url=args.transport, backends=BACKENDS,
+            configure=functools.partial(_file_backends, workdir),
             keystone_options={'threads': args.keystone_threads, 'db_url': keystone_db}) as stack:
         print(f'tempest: Keystone at {stack.keystone.auth_url}, cinderlike at '
               f'{stack.api_url} (logs in {workdir})', flush=True)

@@ -67,6 +67,14 @@ class BackupDriver(abc.ABC):
     DRIVER_OPTS: list = []
     # A backup being written may be deleted (the manager cancels it through `progress`).
     SUPPORTS_FORCE_DELETE = False
+    # NOTE(service): what a backup row's `service` and an export record's `backup_service`
+    # name; a driver writing Cinder's format names Cinder's class, so Cinder and tempest read
+    # the record. None: this class's own path.
+    SERVICE_NAME: str | None = None
+
+    @classmethod
+    def service_name(cls) -> str:
+        return cls.SERVICE_NAME or f'{cls.__module__}.{cls.__qualname__}'
 
     def __init__(self, conf, *, context=None):
         self.conf = conf

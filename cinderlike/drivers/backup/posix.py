@@ -61,6 +61,8 @@ class _FileWriter:
 class PosixBackupDriver(chunked.ChunkedBackupDriver):
     """Backups in `backup_posix_path` (a local or mounted file system)."""
 
+    SERVICE_NAME = 'cinder.backup.drivers.posix.PosixBackupDriver'
+
     DRIVER_OPTS = DRIVER_OPTS
 
     def __init__(self, conf, *, context=None):

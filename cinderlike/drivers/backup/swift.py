@@ -185,6 +185,8 @@ def _call(method, *args, **kwargs):
 class SwiftBackupDriver(chunked.ChunkedBackupDriver):
     """Backups as Swift objects."""
 
+    SERVICE_NAME = 'cinder.backup.drivers.swift.SwiftBackupDriver'
+
     DRIVER_OPTS = DRIVER_OPTS
 
     def __init__(self, conf, *, context=None):

@@ -257,7 +257,7 @@ def test_export_then_import_into_a_fresh_deployment(stack, server, tmp_path, rab
     backup = _backup(stack, volume['id'])
     record = stack.ok('GET', f'{V}/backups/{backup["id"]}/export_record',
                       expect=200)['backup-record']
-    assert record['backup_service'] == 'cinderlike.drivers.backup.posix.PosixBackupDriver'
+    assert record['backup_service'] == 'cinder.backup.drivers.posix.PosixBackupDriver'
     workdir = tmp_path / 'fresh'
     workdir.mkdir()
 

@@ -7,7 +7,7 @@ from cinderlike.drivers.backup import posix
 from cinderlike.scheduler import manager as scheduler_manager
 from tests.fixtures import daemons
 
-POSIX = 'cinderlike.drivers.backup.posix.PosixBackupDriver'
+POSIX = 'cinder.backup.drivers.posix.PosixBackupDriver'
 
 
 def posix_conf(tmp_path, **overrides):

@@ -68,7 +68,7 @@ def test_backup_then_restore_into_another_volume_and_into_the_original(backup_mg
     assert (backup.status, backup.object_count > 0, backup.fail_reason) == (
         'available', True, None)
     assert (backup.service, backup.availability_zone) == (
-        'cinderlike.drivers.backup.posix.PosixBackupDriver', 'nova')
+        'cinder.backup.drivers.posix.PosixBackupDriver', 'nova')
     assert backup.service_metadata.startswith(f'volume_{volume.id}_')
     assert row(db, volume.id).status == 'available'
     other, other_path = _volume(backup_mgr, db)
