@@ -126,10 +126,6 @@ def create(db, *, values: dict, metadata: dict | None, source_action: str,
                  **{k: v for k, v in values.items() if k not in ('id', 'status')})
     if row.data_timestamp is None:
         row.data_timestamp = now
-    # NOTE(object_count): none stored yet; tempest's backup schema wants an integer from the
-    # first show on, while the backup is still creating.
-    if row.object_count is None:
-        row.object_count = 0
     with db.writer() as s:
         if row.snapshot_id:
             db_snapshots.MACHINE.begin(db, row_id=row.snapshot_id, action='backup', session=s)

@@ -36,7 +36,9 @@ class Backup(TimestampMixin, Base):
     # The backup driver that wrote it; restore refuses a backup written by another driver.
     service: Mapped[str | None] = mapped_column(sa.String(255))
     size: Mapped[int | None] = mapped_column(sa.Integer)
-    object_count: Mapped[int | None] = mapped_column(sa.Integer)
+    # NOTE(object_count): 0 until the driver stored objects; tempest's backup schema wants an
+    # integer from the first show on, while a backup (or an import) is still creating.
+    object_count: Mapped[int | None] = mapped_column(sa.Integer, default=0)
     parent_id: Mapped[str | None] = mapped_column(sa.String(36))
     temp_volume_id: Mapped[str | None] = mapped_column(sa.String(36))
     temp_snapshot_id: Mapped[str | None] = mapped_column(sa.String(36))
