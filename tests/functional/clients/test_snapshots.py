@@ -102,7 +102,7 @@ def test_cinderclient_snapshot_errors(cinder, name):
         cinder.volume_snapshots.create('00000000-0000-0000-0000-000000000000')
     with pytest.raises(exceptions.NotFound):
         cinder.volumes.create(1, snapshot_id='00000000-0000-0000-0000-000000000000')
-    with pytest.raises(exceptions.BadRequest, match='backup'):
+    with pytest.raises(exceptions.NotFound, match='Backup'):
         cinder.volumes.create(1, backup_id='00000000-0000-0000-0000-000000000000')
 
 
