@@ -62,7 +62,8 @@ def test_every_answer_carries_a_request_id(stack, keystone, operator_config, tok
         'policy refusal': (_raw(f'{v3}/volumes', method='POST', token=reader,
                                 body=b'{"volume": {"size": 1}}'), 403),
         'foreign project': (_raw(f'{api}/v3/{uuid.uuid4().hex}/volumes', token=member), 400),
-        'method not served': (_raw(f'{v3}/limits', method='DELETE', token=member), 405),
+        # Cinder answers 404 for a method a route does not serve.
+        'method not served': (_raw(f'{v3}/limits', method='DELETE', token=member), 404),
         'body too large': (_raw(f'{v3}/volumes', method='POST', token=member,
                                 body=b' ' * 2 ** 20), 413),
     }
@@ -75,6 +76,10 @@ def test_every_answer_carries_a_request_id(stack, keystone, operator_config, tok
     assert len(set(ids.values())) == len(ids)
 
 
+def _available(body: str) -> bool:
+    return json.loads(body)['volume']['status'] == 'available'
+
+
 def test_no_token_reaches_a_log(stack, keystone, operator_config, tokens):
     """A token-authenticated run through every daemon: create, attach with a connector
     (RPC calls to the volume service), a refusal, revoked and made-up tokens; then no log
@@ -84,14 +89,14 @@ def test_no_token_reaches_a_log(stack, keystone, operator_config, tokens):
     status, _h, text = _raw(f'{v3}/volumes', method='POST', token=member,
                             body=b'{"volume": {"size": 1, "name": "log-check"}}')
     assert status == 202, text
-    volume_id = re.search(r'"id": "([0-9a-f-]{36})"', text).group(1)
+    volume_id = re.search(r'"id":\s*"([0-9a-f-]{36})"', text).group(1)
     settle(lambda: _raw(f'{v3}/volumes/{volume_id}', token=member)[2],
-           until=lambda body: '"status": "available"' in body, what='volume available')
+           until=_available, what='volume available')
     body = json.dumps({'attachment': {'volume_uuid': volume_id, 'connector': CONNECTOR,
                                       'instance_uuid': str(uuid.uuid4())}}).encode()
     status, _h, text = _raw(f'{v3}/attachments', method='POST', token=member, body=body)
     assert status == 200, text
-    attachment_id = re.search(r'"id": "([0-9a-f-]{36})"', text).group(1)
+    attachment_id = re.search(r'"id":\s*"([0-9a-f-]{36})"', text).group(1)
     assert _raw(f'{v3}/attachments/{attachment_id}', method='DELETE', token=member)[0] == 200
     assert _raw(f'{v3}/volumes', method='POST', token=tokens['reader'],
                 body=b'{"volume": {"size": 1}}')[0] == 403
@@ -102,7 +107,7 @@ def test_no_token_reaches_a_log(stack, keystone, operator_config, tokens):
                                             headers={'X-Subject-Token': revoked})
     assert _raw(f'{v3}/volumes', token=revoked)[0] == 401
     settle(lambda: _raw(f'{v3}/volumes/{volume_id}', token=member)[2],
-           until=lambda body: '"status": "available"' in body, what='volume detached')
+           until=_available, what='volume detached')
     assert _raw(f'{v3}/volumes/{volume_id}', method='DELETE', token=member)[0] == 202
     settle(lambda: _raw(f'{v3}/volumes/{volume_id}', token=member)[0], until=lambda s: s == 404,
            what='volume deleted')
