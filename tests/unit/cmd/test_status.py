@@ -81,7 +81,6 @@ def test_failure_exits_2(tmp_path, db_url, capsys):
 
 def test_backup_module_path_fails(db_url):
     conf = _conf(db_url)
-    conf.register_opt(status.cfg.StrOpt('backup_driver'))
     conf.set_override('backup_driver', 'cinder.backup.drivers.swift')
     result = status.Checks(conf)._check_backup_module()
     assert (result.code, result.details) == (status.FAILURE, (
