@@ -131,11 +131,9 @@ class Backups(_Resource):
         count = (db_backups.count(self._db, project_id=project, filters=filters)
                  if with_count else None)
         items = self._render.details(req, rows) if detail else self._render.summaries(req, rows)
-        next_href = None
-        # NOTE(links): Cinder's rule, as for every listing (api/resources/snapshots.py).
-        if rows and limit <= (count or len(rows)):
-            next_href = self._render.links(req).next(
-                'backups/detail' if detail else 'backups', dict(req.params), rows[-1].id)
+        next_href = self._render.links(req).page_after(
+            'backups/detail' if detail else 'backups', dict(req.params), rows, limit=limit,
+            count=count)
         return view.collection(items, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

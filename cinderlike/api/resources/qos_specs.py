@@ -54,9 +54,8 @@ class QoSSpecsCollection(_Base):
             key: value for key, value in params.items() if key in _USER_FILTERS}
         records = db_qos.get_all(self._db, filters=filters, marker=marker, limit=limit,
                                  offset=offset, sort=sort)
-        next_href = None
-        if records and len(records) == limit:
-            next_href = self._links(req).next(view.COLLECTION, dict(req.params), records[-1].id)
+        next_href = self._links(req).page_after(view.COLLECTION, dict(req.params), records,
+                                                limit=limit)
         resp.media = view.index(records, next_href=next_href)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:

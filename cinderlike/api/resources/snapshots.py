@@ -155,12 +155,9 @@ class Snapshots:
                  if with_count else None)
         items = (self._render.details(req, rows, extensions=True) if detail
                  else self._render.summaries(rows))
-        next_href = None
-        # NOTE(links): Cinder's rule: a next link whenever the page is not empty and the
-        # limit does not exceed the total count (this page's length without with_count).
-        if rows and limit <= (count or len(rows)):
-            next_href = self._render.links(req).next(
-                'snapshots/detail' if detail else 'snapshots', dict(req.params), rows[-1].id)
+        next_href = self._render.links(req).page_after(
+            'snapshots/detail' if detail else 'snapshots', dict(req.params), rows, limit=limit,
+            count=count)
         return view.collection(items, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

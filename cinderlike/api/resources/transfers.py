@@ -77,11 +77,10 @@ class Transfers(_Base):
         version = req.context.api_version
         items = [view.detail(t, version=version, links=links) if detail
                  else view.summary(t, links=links) for t in shown]
-        next_links = None
         page = listing.pagination(dict(req.params), max_limit=max_limit)[1]
-        if shown and page <= (len(rows) or len(shown)):
-            next_links = [{'rel': 'next', 'href': links.next(
-                view.COLLECTION, dict(req.params), shown[-1].id)}]
+        next_href = links.page_after(view.COLLECTION, dict(req.params), shown, limit=page,
+                                     count=len(rows))
+        next_links = [{'rel': 'next', 'href': next_href}] if next_href else None
         return view.collection(items, next_links=next_links)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

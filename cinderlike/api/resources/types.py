@@ -102,10 +102,8 @@ class Types:
         records = db_types.get_all(self._db, project_id=ctx.project_id, is_public=is_public,
                                    extra_specs=extra_specs, filters=filters, marker=marker,
                                    limit=limit, offset=offset, sort=sort)
-        next_href = None
-        if records and len(records) == limit:
-            next_href = common_view.Links.of(self._conf, req).next(
-                'types', dict(req.params), records[-1].id)
+        next_href = common_view.Links.of(self._conf, req).page_after(
+            'types', dict(req.params), records, limit=limit)
         resp.media = view.index(records, next_href=next_href,
                                 **_view_flags(self._enforcer, ctx))
 

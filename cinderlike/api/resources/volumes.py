@@ -197,10 +197,8 @@ class Volumes:
         links = self._render.links(req)
         items = (self._render.details(req, rows, view.DETAIL) if detail
                  else [view.summary(v, links=links) for v in rows])
-        next_href = None
-        if rows and len(rows) == limit:
-            next_href = links.next('volumes/detail' if detail else 'volumes',
-                                   dict(req.params), rows[-1].id)
+        next_href = links.page_after('volumes/detail' if detail else 'volumes',
+                                     dict(req.params), rows, limit=limit, count=count)
         return view.collection(items, version=version, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

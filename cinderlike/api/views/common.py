@@ -40,3 +40,12 @@ class Links:
     def next(self, collection: str, params: dict, marker: str) -> str:
         query = urllib.parse.urlencode(dict(params, marker=marker), doseq=True)
         return f'{self.base}/v3/{self.project_id}/{collection}?{query}'
+
+    def page_after(self, collection: str, params: dict, rows: list, *, limit: int,
+                   count: int | None = None) -> str | None:
+        """The next link of a listing page, or None, by Cinder's rule for every collection
+        (api/common.py `_get_collection_links`): a link whenever the page is not empty and
+        the limit does not exceed the total count (this page's length without one)."""
+        if rows and limit <= (count or len(rows)):
+            return self.next(collection, params, rows[-1].id)
+        return None
