@@ -27,6 +27,7 @@ LOG = logging.getLogger(__name__)
 
 # Bytes copied per read/write; the connector's NBD client pipelines within one chunk.
 COPY_CHUNK = 4 * 1024 * 1024
+_ZEROS = bytes(COPY_CHUNK)
 
 
 def migrate_volume(manager, ctx, *, volume_id: str, target_id: str, force_host_copy: bool,
@@ -105,14 +106,22 @@ def _attached(manager, ctx, api, volume, *, writable: bool):
 
 
 def copy_volume_data(manager, ctx, api, source, target) -> int:
-    """Cinder's _copy_volume_data: attach both to this host and copy every byte of the
-    source; how many were copied."""
-    copied = 0
+    """Cinder's _copy_volume_data: attach both to this host and copy the source's bytes;
+    how many were written.
+
+    NOTE(sparse): the destination was just created, so it reads as zeros: chunks of zeros
+    are skipped (as Cinder's sparse copy for thin volumes), which keeps a thin destination
+    thin and spares writing the unused part of the volume.
+    """
+    copied = offset = 0
     with _attached(manager, ctx, api, source, writable=False) as reader, \
             _attached(manager, ctx, api, target, writable=True) as writer:
         while chunk := reader.read(COPY_CHUNK):
-            writer.write(chunk)
-            copied += len(chunk)
+            if chunk != _ZEROS[:len(chunk)]:
+                writer.seek(offset)
+                writer.write(chunk)
+                copied += len(chunk)
+            offset += len(chunk)
         writer.flush()
     LOG.info('Volume %(id)s: copied %(bytes)d bytes to %(target)s',
              {'id': source.id, 'bytes': copied, 'target': target.id})
