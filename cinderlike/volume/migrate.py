@@ -33,7 +33,8 @@ _ZEROS = bytes(COPY_CHUNK)
 def migrate_volume(manager, ctx, *, volume_id: str, target_id: str, force_host_copy: bool,
                    new_type_id: str | None, reservations: list[str]) -> bool:
     """Run a `starting` migration; True when it finished here (an attached volume's
-    finishes in Nova's completion callback)."""
+    finishes in Nova's completion callback). Every migration is host-assisted here (no
+    driver migrates by itself), so *force_host_copy* changes nothing but is recorded."""
     request = {'target_id': target_id, 'new_type_id': new_type_id,
                'reservations': list(reservations), 'force_host_copy': force_host_copy}
     volume, hold = db_migrations.begin_run(manager.db, volume_id=volume_id,
@@ -55,8 +56,14 @@ def migrate_volume(manager, ctx, *, volume_id: str, target_id: str, force_host_c
         LOG.exception('Volume %s: migration to %s failed', volume_id, target_id)
         fail(manager, ctx, volume_id=volume_id, hold=hold, request=request)
         return False
-    return complete(manager, ctx, volume_id=volume_id, target_id=target_id, error=False) \
-        == volume_id
+    try:
+        complete(manager, ctx, volume_id=volume_id, target_id=target_id, error=False)
+    except exception.InvalidVolume as moved_on:
+        # NOTE(fencing): another service took the migration over (or it was reset) while
+        # the bytes were copied: its holder settles it.
+        LOG.warning('Volume %s: migration not completed here: %s', volume_id, moved_on)
+        return False
+    return True
 
 
 def _create_target(manager, ctx, api, volume, target_id):

@@ -7,6 +7,7 @@ compared by sha256 after it; the pools' claims are read from get_pools; and the 
 close checks that no claim drifted.
 """
 
+import datetime
 import hashlib
 
 import pytest
@@ -201,4 +202,48 @@ def test_bad_migrations_are_cinders_400_and_change_nothing(stack):
         400, 'Invalid input received: One and only one of cluster and host must be set.')
     after = _volume(stack, volume['id'])
     assert (after['status'], after['os-vol-mig-status-attr:migstat']) == ('available', None)
+    _cleanup(stack, volume['id'])
+
+
+def _restart_volume_daemon(stack):
+    """Start the volume daemon again; return once every backend heartbeated after it."""
+    restarted = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    stack.start('volume')
+
+    def beating():
+        rows = stack.services()
+        return all(
+            (row := rows.get(('cinder-volume', f'{stack.host}@{b}'), {})).get('state') == 'up'
+            and row.get('updated_at')
+            and datetime.datetime.fromisoformat(row['updated_at']) > restarted
+            for b in BACKENDS)
+    wait_for(beating, timeout=STARTUP, what='the restarted volume services to heartbeat')
+
+
+def test_kill_9_of_the_volume_daemon_mid_migration_settles_it(stack):
+    """The whole GiB written, so the copy takes a while; the daemon is killed once the
+    migration runs. Whatever it had done, the restart settles the migration (error with the
+    destination deleted, or done), the bytes are where the volume says, the claims add up."""
+    volume = _new_volume(stack)
+    with _Connected(stack, volume['id'], writable=True) as opened:
+        for index in range(1024 // 8):
+            opened.write(hashlib.sha256(f'kill-{index}'.encode()).digest() * (8 * MiB // 32))
+    before = _sha256(stack, volume['id'])
+    source = _backend_of(volume)
+    to = 'b2' if source == 'b1' else 'b1'
+    claims = _claims(stack)
+    stack.ok('POST', f'{V}/volumes/{volume["id"]}/action', {'os-migrate_volume': {
+        'host': _pool(stack, to), 'force_host_copy': True}}, expect=202)
+    wait_for(lambda: _volume(stack, volume['id'])['os-vol-mig-status-attr:migstat'] in (
+        'migrating', 'success', 'error'), timeout=SETTLE, what='the migration to run')
+    stack.daemons['volume'].kill_group()
+    _restart_volume_daemon(stack)
+    done = _migrated(stack, volume['id'])
+    landed = _backend_of(done)
+    assert (done['os-vol-mig-status-attr:migstat'], landed) in (('error', source),
+                                                                ('success', to))
+    assert _sha256(stack, volume['id']) == before
+    moved = landed != source
+    _wait_claims(stack, {**claims, _pool(stack, source): claims[_pool(stack, source)] - moved,
+                         _pool(stack, to): claims[_pool(stack, to)] + moved})
     _cleanup(stack, volume['id'])
