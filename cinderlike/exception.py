@@ -417,6 +417,11 @@ class DBMigrationError(CinderlikeException):
     msg_fmt = 'Database migration failed: %(reason)s'
 
 
+class VolumeMigrationFailed(CinderlikeException):
+    """A migration (or the retype that needed one) could not be made."""
+    msg_fmt = 'Volume migration failed: %(reason)s'
+
+
 class VolumeDriverNotFound(NotFound):
     """`volume_driver` names no cinderlike volume driver."""
     msg_fmt = 'Volume driver %(name)s could not be found.'

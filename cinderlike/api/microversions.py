@@ -53,6 +53,7 @@ def _bound(text: str) -> tuple[int, int]:
 # Named versions this code branches on.
 BASE = '3.0'
 CLUSTER_SUPPORT = '3.7'
+VOLUME_MIGRATE_CLUSTER = '3.16'
 REPLICATION_CLUSTER = '3.26'
 # Volumes.
 VOLUME_LIST_BOOTABLE = '3.2'

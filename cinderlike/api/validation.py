@@ -183,6 +183,22 @@ def action_name(req: falcon.Request) -> str | None:
     return next(iter(body))
 
 
+def cluster_host(api_version, body: dict, cluster_version: str) -> tuple[str | None, str | None]:
+    """Cinder's common.get_cluster_host: exactly one of `cluster` (from *cluster_version*)
+    and `host`; (cluster, host).
+
+    :raises InvalidInput:
+    """
+    if api_version.matches(cluster_version):
+        cluster, message = body.get('cluster'), 'One and only one of cluster and host must be set.'
+    else:
+        cluster, message = None, 'Host field is missing.'
+    host = body.get('host')
+    if bool(cluster) == bool(host):
+        raise exception.InvalidInput(reason=message)
+    return cluster, host
+
+
 def no_such_action(name) -> exception.Invalid:
     """Cinder's 400 for an action body whose key names no action of the resource."""
     return exception.Invalid(f'There is no such action: {name}. Verify the request body and '

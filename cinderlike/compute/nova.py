@@ -12,12 +12,14 @@ from keystoneauth1 import loading as ks_loading
 from keystoneauth1.adapter import Adapter
 from oslo_log import log as logging
 
+from cinderlike import exception
 from cinderlike.conf import nova as nova_conf
 
 LOG = logging.getLogger(__name__)
 
 EXTEND_MICROVERSION = '2.51'
 EVENTS_PATH = '/os-server-external-events'
+SWAP_MICROVERSION = '2.1'
 
 
 def _identity_endpoint(opts, ctx) -> str:
@@ -97,3 +99,20 @@ class API:
         events = [{'name': 'volume-extended', 'server_uuid': server_uuid, 'tag': volume_id}
                   for server_uuid in instance_uuids]
         return self._send_events(ctx, events, microversion=EXTEND_MICROVERSION)
+
+    def update_server_volume(self, ctx, server_id: str, volume_id: str,
+                             new_volume_id: str) -> None:
+        """Nova's swap volume: move *server_id* from *volume_id* onto *new_volume_id*
+        (`PUT /servers/{server}/os-volume_attachments/{volume}`); Nova copies and then calls
+        os-migrate_volume_completion.
+
+        :raises VolumeMigrationFailed: Nova refused or could not be reached.
+        """
+        path = f'/servers/{server_id}/os-volume_attachments/{volume_id}'
+        try:
+            adapter = compute_adapter(self.conf, ctx, microversion=SWAP_MICROVERSION)
+            adapter.put(path, json={'volumeAttachment': {'volumeId': new_volume_id}})
+        except Exception as error:
+            raise exception.VolumeMigrationFailed(
+                reason=f'Nova could not swap volume {volume_id} of server {server_id}: '
+                       f'{error}') from error

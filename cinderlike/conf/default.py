@@ -27,6 +27,9 @@ OPTS = [
                     'storage_availability_zone when unset.'),
     cfg.StrOpt('state_path', default='/var/lib/cinderlike',
                help='Top-level directory for the state cinderlike keeps on disk.'),
+    cfg.IntOpt('migration_create_volume_timeout_secs', default=300, min=1,
+               help='Seconds a volume migration waits for its destination volume to be '
+                    'created on the destination backend.'),
     cfg.StrOpt('rootwrap_config', default='/etc/cinderlike/rootwrap.conf',
                help='Path to the rootwrap configuration used by os-brick.'),
 ]

@@ -129,6 +129,14 @@ def begin_cascade(db, *, volume_id: str, force: bool, session) -> int:
     return count
 
 
+def set_volume_type(db, *, volume_id: str, volume_type_id: str, session=None) -> int:
+    """A retyped volume's live snapshots take its new type (Cinder's retype); how many."""
+    with db.writer(session) as s:
+        return conditional.update(s, Snapshot, values={'volume_type_id': volume_type_id},
+                                  where=[Snapshot.volume_id == volume_id,
+                                         Snapshot.deleted.is_(False)])
+
+
 def update(db, *, snapshot_id: str, values: dict) -> None:
     """Change name/description of a live snapshot (any status, as Cinder).
 

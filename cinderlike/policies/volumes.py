@@ -27,6 +27,9 @@ EXTEND_POLICY = 'volume:extend'
 EXTEND_ATTACHED_POLICY = 'volume:extend_attached_volume'
 REVERT_POLICY = 'volume:revert_to_snapshot'
 RESET_STATUS_POLICY = 'volume_extension:volume_admin_actions:reset_status'
+RETYPE_POLICY = 'volume:retype'
+MIGRATE_POLICY = 'volume_extension:volume_admin_actions:migrate_volume'
+MIGRATE_COMPLETE_POLICY = 'volume_extension:volume_admin_actions:migrate_volume_completion'
 UPDATE_READONLY_POLICY = 'volume:update_readonly_flag'
 ADMIN_FORCE_DELETE_POLICY = 'volume_extension:volume_admin_actions:force_delete'
 FORCE_DETACH_POLICY = 'volume_extension:volume_admin_actions:force_detach'
@@ -96,6 +99,11 @@ rules = [
     base.rule(ADMIN_FORCE_DELETE_POLICY, _ADMIN, 'Force delete a volume.',
               _action('os-force_delete')),
     base.rule(FORCE_DETACH_POLICY, _ADMIN, 'Force detach a volume.', _action('os-force_detach')),
+    base.owned(RETYPE_POLICY, _MEMBER, 'Retype a volume.', _action('os-retype')),
+    base.rule(MIGRATE_POLICY, _ADMIN, 'migrate a volume to a specified host.',
+              _action('os-migrate_volume')),
+    base.rule(MIGRATE_COMPLETE_POLICY, _ADMIN, 'Complete a volume migration.',
+              _action('os-migrate_volume_completion')),
     base.owned(INITIALIZE_POLICY, _MEMBER, 'Initialize volume attachment.',
                _action('os-initialize_connection')),
     base.owned(TERMINATE_POLICY, _MEMBER, 'Terminate volume attachment.',

@@ -157,3 +157,34 @@ class FilterScheduler:
                 resource, resource_id = kind, request_spec[f'{kind}_id']
                 break
         raise exception.NoValidBackend(f'Cannot place {resource} {resource_id} on {backend}.')
+
+    def find_retype_backend(self, pools, request_spec, filter_properties=None, context=None,
+                            migration_policy='never'):
+        """The pool a volume should have with its new type (Cinder's find_retype_backend):
+        its own when it passes (its size not counted again there), else with policy
+        `on-demand` the best other one.
+
+        :raises: NoValidBackend
+        """
+        filter_properties = dict(filter_properties or {})
+        volume = request_spec['volume_properties']
+        backend = volume.get('cluster_name') or volume['host']
+        filter_properties['vol_exists_on'] = backend
+        weighed = self.weighed_candidates(pools, request_spec, filter_properties, context)
+        if not weighed:
+            raise exception.NoValidBackend(
+                reason=f"No valid backends for volume {request_spec['volume_id']} with type "
+                       f"{request_spec['volume_type']}")
+        for candidate in weighed:
+            if candidate.obj.backend_id == backend:
+                return candidate.obj
+        if '#' not in backend:
+            # NOTE(legacy): a volume without pool may move between pools of its backend.
+            for candidate in weighed:
+                if _backend_of(candidate.obj.backend_id) == backend:
+                    return candidate.obj
+        if migration_policy == 'never':
+            raise exception.NoValidBackend(
+                reason=f"Current backend not valid for volume {request_spec['volume_id']} "
+                       f"with type {request_spec['volume_type']}, migration not allowed")
+        return weighed[0].obj

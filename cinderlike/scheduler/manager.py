@@ -18,7 +18,7 @@ from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.periodic import periodic
-from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, rpcapi
+from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, migrations, rpcapi
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler.flows import create_volume
 from cinderlike.states.backups import Status as BackupStatus
@@ -109,6 +109,18 @@ class SchedulerManager(manager.Manager):
         messages.create(self.db, context, conf=self.conf,
                         action=messages.Action.EXTEND_VOLUME, resource_uuid=volume.id,
                         exception=error)
+
+    def retype(self, context, *, volume_id, request_spec, filter_properties=None):
+        """Find the pool for a `retyping` volume's new type: its own, or a migration."""
+        self.host_manager.wait_for_reports()
+        migrations.retype(self, context, volume_id=volume_id, request_spec=request_spec,
+                          filter_properties=filter_properties)
+
+    def migrate_volume(self, context, *, volume_id, backend, force_host_copy, request_spec):
+        """Check the destination of a `starting` migration, place it, hand it over."""
+        self.host_manager.wait_for_reports()
+        migrations.migrate_volume(self, context, volume_id=volume_id, backend=backend,
+                                  force_host_copy=force_host_copy, request_spec=request_spec)
 
     def create_snapshot(self, context, *, snapshot_id, volume_id, request_spec):
         """Cinder's: the volume's backend must be up and pass the filters for the

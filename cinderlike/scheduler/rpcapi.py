@@ -13,7 +13,7 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = '1.6'
+RPC_API_VERSION = '1.7'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -33,6 +33,8 @@ class SchedulerAPI:
         1.4 - create_snapshot (check the volume's backend, then hand the snapshot to it)
         1.5 - create_backup (pick a live backup service, save backups.host, cast to it)
         1.6 - set_log_levels (cast), get_log_levels (call) to one scheduler
+        1.7 - retype (find a backend for the new type), migrate_volume (check the
+              destination, place the destination row with its claim)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -59,6 +61,18 @@ class SchedulerAPI:
         cctxt = self.client.prepare(version='1.1')
         cctxt.cast(ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
                    reservations=reservations, request_spec=request_spec)
+
+    def retype(self, ctxt, *, volume_id, request_spec, filter_properties=None):
+        """Find a backend for a `retyping` volume's new type and hand the retype on."""
+        self.client.prepare(version='1.7').cast(
+            ctxt, 'retype', volume_id=volume_id, request_spec=request_spec,
+            filter_properties=filter_properties or {})
+
+    def migrate_volume(self, ctxt, *, volume_id, backend, force_host_copy, request_spec):
+        """Check *backend* (host or cluster) takes a `starting` volume, then migrate it."""
+        self.client.prepare(version='1.7').cast(
+            ctxt, 'migrate_volume', volume_id=volume_id, backend=backend,
+            force_host_copy=force_host_copy, request_spec=request_spec)
 
     def create_snapshot(self, ctxt, *, snapshot_id, volume_id, request_spec):
         """Check the volume's backend is up and passes the filters, then cast the create."""

@@ -75,6 +75,10 @@ CLEANABLE = frozenset({S.CREATING, S.DELETING, S.UPLOADING, S.DOWNLOADING, S.EXT
 # migration_status values of a volume no migration is running on (Cinder's
 # AVAILABLE_MIGRATION_STATUS): such a volume may be deleted or snapshotted.
 NOT_MIGRATING = (None, M.DELETING, M.ERROR, M.SUCCESS)
+# What os-retype and os-migrate_volume start from.
+RETYPABLE = (S.AVAILABLE, S.IN_USE)
+MIGRATABLE = (S.AVAILABLE, S.IN_USE)
+
 # migration_status values that let a volume be extended.
 EXTENDABLE_MIGRATION = (None, M.ERROR, M.SUCCESS)
 
@@ -140,6 +144,10 @@ TRANSITIONS: dict[str, Transition] = dict(
     # Revert to the latest snapshot (3.40).
     revert=Transition(frozenset({S.AVAILABLE}), S.REVERTING, S.AVAILABLE, S.ERROR),
     reset_status=Transition(ANY),
+    # os-retype (Cinder's retype): the volume is `retyping` while the scheduler and its
+    # backend (or a migration) change the type, and returns to where it was either way.
+    retype=Transition(frozenset(RETYPABLE), S.RETYPING, PREVIOUS, PREVIOUS,
+                      guards=('no_migration_running', 'not_in_group'), saves_previous=True),
     # Attachments (3.27): a new attachment reserves the volume; its later statuses follow
     # from its attachments (states/attachments.py volume_status).
     reserve_attachment=Transition(frozenset(RESERVABLE), S.RESERVED),

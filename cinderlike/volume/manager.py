@@ -23,8 +23,10 @@ from cinderlike.volume import (
     create,
     delete,
     extend,
+    migrate,
     periodics,
     recovery,
+    retype,
     rpcapi,
     snapshots,
 )
@@ -208,6 +210,36 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                                  reservations=reservations)
         except exception.VolumeNotFound:
             LOG.warning('Volume %s to extend no longer exists', volume_id)
+
+    def retype(self, context, *, volume_id, new_type_id, reservations):
+        """Cast from the scheduler: give a `retyping` volume its new type on this backend."""
+        LOG.debug('retype %s to %s received on %s', volume_id, new_type_id, self.host)
+        try:
+            retype.retype(self, context, volume_id=volume_id, new_type_id=new_type_id,
+                          reservations=reservations)
+        except exception.VolumeNotFound:
+            LOG.warning('Volume %s to retype no longer exists', volume_id)
+
+    def migrate_volume(self, context, *, volume_id, target_id, force_host_copy, new_type_id,
+                       reservations):
+        """Cast from the scheduler: move a `starting` volume of this backend to the
+        destination row *target_id* (the migration_status CAS admits one at a time)."""
+        LOG.debug('migrate_volume %s to %s received on %s', volume_id, target_id, self.host)
+        try:
+            migrate.migrate_volume(self, context, volume_id=volume_id, target_id=target_id,
+                                   force_host_copy=force_host_copy, new_type_id=new_type_id,
+                                   reservations=reservations)
+        except exception.VolumeNotFound:
+            LOG.warning('Volume %s to migrate no longer exists', volume_id)
+
+    def migrate_volume_completion(self, context, *, volume_id, target_id, error) -> str:
+        """Call from the API (Nova's swap callback): finish or undo the migration; the
+        id that stays."""
+        LOG.debug('migrate_volume_completion %s/%s received on %s', volume_id, target_id,
+                  self.host)
+        self.require_driver()
+        return migrate.complete(self, context, volume_id=volume_id, target_id=target_id,
+                                error=error)
 
     def do_cleanup(self, context, *, cleanup_request):
         """Cast from the scheduler (POST /workers/cleanup): settle the selected rows."""

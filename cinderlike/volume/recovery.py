@@ -13,6 +13,7 @@ import datetime
 from oslo_log import log as logging
 
 from cinderlike import exception
+from cinderlike.db import migrations_status as db_migrations
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
@@ -20,8 +21,8 @@ from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.states.snapshots import Status as SnapshotStatus
-from cinderlike.states.volumes import Status
-from cinderlike.volume import extend, snapshots
+from cinderlike.states.volumes import MigrationStatus, Status
+from cinderlike.volume import extend, migrate, retype, snapshots
 from cinderlike.volume.flows import create_volume as create_flow
 
 LOG = logging.getLogger(__name__)
@@ -137,12 +138,18 @@ def _resume(method: str):
 
 # NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
 # user deletes it), delete → run again, extend → error_extending with its reservations
-# rolled back, as Cinder's do_cleanup; snapshots likewise.
+# rolled back, as Cinder's do_cleanup; snapshots likewise. Beyond Cinder: a retype → back
+# to where it was, reservations rolled back; a detached volume's migration → error, its
+# destination deleted (volume/migrate.py settle_interrupted).
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
         Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume)),
         Status.DELETING: _resume('delete_volume'),
         Status.EXTENDING: _verdict(extend.failed),
+        Status.RETYPING: _verdict(lambda volume, request: retype.failed(request)),
+    }),
+    db_migrations.MACHINE.name: (db_migrations.MACHINE, {
+        MigrationStatus.MIGRATING: migrate.settle_interrupted,
     }),
     db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
         SnapshotStatus.CREATING: _verdict(lambda snapshot, request: snapshots.failed(snapshot)),

@@ -10,7 +10,8 @@ do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_upd
 attachment_delete, initialize_connection, terminate_connection, attach_volume,
 detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for backups
 get_backup_device, remove_backup_device, initialize_connection_snapshot,
-terminate_connection_snapshot, remove_export_snapshot. To the backend named by the caller
+terminate_connection_snapshot, remove_export_snapshot, retype, migrate_volume,
+migrate_volume_completion. To the backend named by the caller
 (host or cluster, as given): get_capabilities; to one service's own host: set_log_levels,
 get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
@@ -18,7 +19,7 @@ Fanout to every volume service: publish_service_capabilities.
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.8'
+RPC_API_VERSION = '1.9'
 
 
 class VolumeAPI:
@@ -44,6 +45,8 @@ class VolumeAPI:
               remove_export_snapshot (cast)
         1.8 - freeze_host, thaw_host (calls), failover_host (cast), set_log_levels
               (cast), get_log_levels (call)
+        1.9 - retype, migrate_volume (casts to the source's backend),
+              migrate_volume_completion (call: Nova's swap-volume callback; the id kept)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -84,6 +87,27 @@ class VolumeAPI:
         self._get_cctxt(host, cluster_name=cluster_name, version='1.2').cast(
             ctxt, 'extend_volume', volume_id=volume_id, new_size=new_size,
             reservations=reservations)
+
+    def retype(self, ctxt, *, volume_id, host, new_type_id, reservations, cluster_name=None):
+        """Change a `retyping` volume's type on its own backend."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.9').cast(
+            ctxt, 'retype', volume_id=volume_id, new_type_id=new_type_id,
+            reservations=reservations)
+
+    def migrate_volume(self, ctxt, *, volume_id, host, target_id, force_host_copy,
+                       new_type_id, reservations, cluster_name=None):
+        """Move a `starting` volume's data to the destination row *target_id*."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.9').cast(
+            ctxt, 'migrate_volume', volume_id=volume_id, target_id=target_id,
+            force_host_copy=force_host_copy, new_type_id=new_type_id,
+            reservations=reservations)
+
+    def migrate_volume_completion(self, ctxt, *, volume_id, host, target_id, error,
+                                  cluster_name=None) -> str:
+        """Finish (or, with *error*, undo) a migration Nova swapped; the id kept."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.9').call(
+            ctxt, 'migrate_volume_completion', volume_id=volume_id, target_id=target_id,
+            error=error)
 
     def get_capabilities(self, ctxt, *, host, discover=False):
         """The backend's capabilities and the properties extra specs may set (a call).

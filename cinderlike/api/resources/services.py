@@ -97,18 +97,8 @@ class ServiceAction:
 
 
 def _cluster_host(req: falcon.Request, body: dict) -> tuple[str | None, str | None]:
-    """Cinder's get_cluster_host from 3.26: exactly one of `cluster` and `host`.
-
-    :raises InvalidInput:
-    """
-    if req.context.api_version.matches(mv.REPLICATION_CLUSTER):
-        cluster, message = body.get('cluster'), 'One and only one of cluster and host must be set.'
-    else:
-        cluster, message = None, 'Host field is missing.'
-    host = body.get('host')
-    if bool(cluster) == bool(host):
-        raise exception.InvalidInput(reason=message)
-    return cluster, host
+    """Cinder's get_cluster_host from 3.26. :raises InvalidInput:"""
+    return validation.cluster_host(req.context.api_version, body, mv.REPLICATION_CLUSTER)
 
 
 class _Action:

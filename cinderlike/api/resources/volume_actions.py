@@ -13,6 +13,7 @@ from cinderlike import exception
 from cinderlike.api import microversions as mv
 from cinderlike.api import validation
 from cinderlike.api.operations import attachments as attach_operations
+from cinderlike.api.operations import migrations as migration_operations
 from cinderlike.api.operations import volumes as operations
 from cinderlike.api.schemas import volumes as schema
 from cinderlike.policies import volumes as policy
@@ -44,6 +45,7 @@ class Call:
     conf: object
     db: object
     rpc: object
+    enforcer: object
     req: falcon.Request
     volume: object
     args: dict
@@ -55,13 +57,20 @@ class Call:
 
 @dataclasses.dataclass(frozen=True)
 class Action:
-    """One row of the table: *policy* is a rule name or a function of the Call."""
+    """One row of the table: *policy* is a rule name or a function of the Call; *schema*
+    is the newest body schema, *older* (microversion, schema) the one used before it."""
 
     schema: dict
     policy: str | Callable[[Call], str]
     handler: Callable[[Call], dict | None]
     min_version: str = mv.BASE
     status: str = falcon.HTTP_202
+    older: tuple[str, dict] | None = None
+
+    def schema_for(self, api_version) -> dict:
+        if self.older is not None and not api_version.matches(self.older[0]):
+            return self.older[1]
+        return self.schema
 
 
 def _extend_attached(call: Call) -> bool:
@@ -118,6 +127,31 @@ def _detach(call: Call) -> None:
                              attachment_id=(call.args or {}).get('attachment_id'))
 
 
+def _retype(call: Call) -> None:
+    migration_operations.retype(call.conf, call.db, call.rpc, call.enforcer, call.ctx,
+                                volume=call.volume, new_type=call.args['new_type'],
+                                migration_policy=call.args.get('migration_policy'))
+
+
+def _migrate(call: Call) -> None:
+    cluster, host = validation.cluster_host(call.req.context.api_version, call.args,
+                                            mv.VOLUME_MIGRATE_CLUSTER)
+    migration_operations.migrate_volume(
+        call.conf, call.db, call.rpc, call.ctx, volume=call.volume, host=host,
+        cluster_name=cluster,
+        force_host_copy=schema.is_true(call.args.get('force_host_copy', False)),
+        lock_volume=schema.is_true(call.args.get('lock_volume', False)))
+
+
+def _migrate_completion(call: Call) -> dict:
+    new_volume = operations.get(call.db, call.ctx, volume_id=call.args['new_volume'])
+    # NOTE(cinder): `error` is taken as given: any true value, a string "false" too.
+    saved = migration_operations.migrate_volume_completion(
+        call.db, call.rpc, call.ctx, volume=call.volume, new_volume=new_volume,
+        error=bool(call.args.get('error', False)))
+    return {'save_volume_id': saved}
+
+
 def _plain(function) -> Callable[[Call], None]:
     """A handler for an operation that takes only the volume."""
     return lambda call: function(call.db, call.ctx, volume=call.volume)
@@ -163,6 +197,12 @@ ACTIONS: dict[str, Action] = {
     'os-attach': Action(schema.attach, policy.ATTACH_POLICY, _attach),
     'os-detach': Action(schema.detach, policy.DETACH_POLICY, _detach),
     'os-force_detach': Action(schema.force_detach, policy.FORCE_DETACH_POLICY, _force_detach),
+    'os-retype': Action(schema.retype, policy.RETYPE_POLICY, _retype),
+    'os-migrate_volume': Action(schema.migrate_volume_v316, policy.MIGRATE_POLICY, _migrate,
+                                older=(mv.VOLUME_MIGRATE_CLUSTER, schema.migrate_volume)),
+    'os-migrate_volume_completion': Action(schema.migrate_volume_completion,
+                                           policy.MIGRATE_COMPLETE_POLICY, _migrate_completion,
+                                           status=falcon.HTTP_200),
 }
 
 # The actions that write the volume's admin metadata (its `readonly` key).
@@ -188,11 +228,11 @@ class VolumeActions:
         if action is None:
             raise validation.no_such_action(name)
         args = body[name]
-        validation.validate(action.schema, body)
+        validation.validate(action.schema_for(req.context.api_version), body)
         ctx = req.context.ctx
         volume = operations.get(self._db, ctx, volume_id=volume_id)
-        call = Call(conf=self._conf, db=self._db, rpc=self._rpc, req=req, volume=volume,
-                    args=args)
+        call = Call(conf=self._conf, db=self._db, rpc=self._rpc, enforcer=self._enforcer,
+                    req=req, volume=volume, args=args)
         rule = action.policy if isinstance(action.policy, str) else action.policy(call)
         target = {'project_id': volume.project_id, 'user_id': volume.user_id}
         self._enforcer.authorize(ctx, rule, target)

@@ -129,6 +129,31 @@ force_detach = _body('os-force_detach', {
     'additionalProperties': False})
 
 
+# Retype and migration (Cinder's schemas/volume_actions.py retype, admin_actions.py).
+retype = _body('os-retype', {
+    'type': 'object',
+    'properties': {'new_type': {'type': 'string'},
+                   'migration_policy': {'type': ['string', 'null'],
+                                        'enum': ['on-demand', 'never']}},
+    'required': ['new_type'], 'additionalProperties': False})
+migrate_volume = _body('os-migrate_volume', {
+    'type': 'object',
+    'properties': {'host': {'type': 'string', 'maxLength': 255},
+                   'force_host_copy': boolean, 'lock_volume': boolean},
+    'required': ['host'], 'additionalProperties': False})
+migrate_volume_v316 = _body('os-migrate_volume', {
+    'type': 'object',
+    'properties': {'host': {'type': ['string', 'null'], 'maxLength': 255},
+                   'force_host_copy': boolean, 'lock_volume': boolean,
+                   'cluster': {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 255}},
+    'additionalProperties': False})
+migrate_volume_completion = _body('os-migrate_volume_completion', {
+    'type': 'object',
+    'properties': {'new_volume': {'type': 'string', 'format': 'uuid'},
+                   'error': {'type': ['string', 'null', 'boolean']}},
+    'required': ['new_volume'], 'additionalProperties': False})
+
+
 def is_true(value) -> bool:
     """A value the `boolean` schema accepted, as a bool."""
     return value in _TRUE

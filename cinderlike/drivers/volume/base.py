@@ -172,6 +172,15 @@ class VolumeDriver(abc.ABC):
     def revert_to_snapshot(self, volume: VolumeRef, snapshot: SnapshotRef) -> None:
         """Make *volume*'s data the snapshot's again (same size, as the API requires)."""
 
+    # --- retype (Cinder's) ------------------------------------------------------------
+
+    def retype(self, volume: VolumeRef, new_type: dict, diff: dict) -> bool | tuple[bool, dict]:
+        """Give *volume* the type *new_type* ({'id', 'name', 'extra_specs'}) on this backend;
+        *diff* is {'extra_specs': {key: (old, new)}, 'qos_specs': {...}}. False (the base
+        answer, Cinder's) when the driver cannot: the volume is migrated instead, if allowed.
+        (True, columns) also stores those columns."""
+        return False
+
     # --- snapshot export, for a backup host reading a snapshot (Cinder's) ------------
 
     def initialize_connection_snapshot(self, snapshot: SnapshotRef, connector: dict) -> dict:

@@ -166,6 +166,11 @@ class FileDriver(base.VolumeDriver):
         except FileNotFoundError:
             LOG.warning('Volume file %s was already gone', self.path(volume))
 
+    def retype(self, volume, new_type, diff):
+        """NOTE(retype): a volume file's format and place belong to the backend, not to its
+        type, so any type this backend passes the filters for is served as it is."""
+        return os.path.exists(self.path(volume))
+
     def extend_volume(self, volume, new_size):
         self._delay('extend_volume')
         path = self.path(volume)

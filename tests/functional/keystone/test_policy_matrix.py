@@ -142,6 +142,18 @@ ROWS = {
                            _action('os-reset_status', {'status': 'available'}), ok=(202,)),
     'os-force_delete': Row(ADMIN, 'POST', V + '/action', _action('os-force_delete'),
                            fresh='volume', ok=(202,)),
+    'os-retype': Row(WRITE, 'POST', V + '/action',
+                     _action('os-retype', lambda ids: {'new_type': ids['type']}),
+                     fresh='volume', ok=(202,)),
+    # NOTE(migrate): no second backend in this world: the admin's answer is the 400 of a
+    # host without a service, which changes nothing.
+    'os-migrate_volume': Row(ADMIN, 'POST', V + '/action',
+                             _action('os-migrate_volume', {'host': 'no-such-host@none'}),
+                             ok=(400,)),
+    'os-migrate_volume_completion': Row(
+        ADMIN, 'POST', V + '/action',
+        _action('os-migrate_volume_completion', lambda ids: {'new_volume': ids['volume']}),
+        ok=(200,)),
     # snapshots
     'snapshots list': Row(READ, 'GET', '/snapshots', lists='snapshot'),
     'snapshots detail': Row(READ, 'GET', '/snapshots/detail', lists='snapshot'),
