@@ -6,7 +6,6 @@ from falcon import testing
 from oslo_messaging.notify import _impl_test
 
 from cinderlike.api.app import create_app
-
 from cinderlike.db import encryption as db_encryption
 from cinderlike.db import volume_types as db_types
 from tests.unit.api.type_fixtures import ADMIN, add_volume, seed_default, user
