@@ -21,11 +21,16 @@ def _normalized(specs: dict) -> dict:
 
 
 def create(db, notifier, ctx, *, type_id: str, specs: dict) -> dict:
-    """:raises Invalid: type in use; VolumeTypeNotFound, VolumeTypeEncryptionExists:"""
+    """The request's specs with the new row's `volume_type_id` and `encryption_id` (Cinder's
+    db call writes them into the request body it then answers with).
+
+    :raises Invalid: type in use; VolumeTypeNotFound, VolumeTypeEncryptionExists:
+    """
     specs = _normalized(specs)
-    db_encryption.create(db, type_id=type_id, specs=specs)
-    notifier.info(ctx, 'volume_type_encryption.create',
-                           {'type_id': type_id, 'specs': specs})
+    record = db_encryption.create(db, type_id=type_id, specs=specs)
+    specs = dict(specs, volume_type_id=record.volume_type_id,
+                 encryption_id=record.encryption_id)
+    notifier.info(ctx, 'volume_type_encryption.create', {'type_id': type_id, 'specs': specs})
     return specs
 
 
@@ -35,7 +40,7 @@ def update(db, notifier, ctx, *, type_id: str, encryption_id: str,
     specs = _normalized(specs)
     db_encryption.update(db, type_id=type_id, specs=specs)
     notifier.info(ctx, 'volume_type_encryption.update',
-                           {'type_id': type_id, 'id': encryption_id})
+                  {'type_id': type_id, 'id': encryption_id})
     return specs
 
 

@@ -45,15 +45,17 @@ def test_create_then_show_every_column(nclient, db, gold):
     client = nclient
     resp = _create(client, gold.id, dict(LUKS, key_size='256'))
     assert resp.status_code == 200
-    assert resp.json == {'encryption': LUKS}  # key_size made an integer, as Cinder
-    shown = client.simulate_get(URL.format(gold.id), headers=ADMIN).json
     record = db_encryption.get(db, type_id=gold.id)
+    # key_size made an integer; the row's ids added (Cinder's db call writes them in)
+    created = {**LUKS, 'volume_type_id': gold.id, 'encryption_id': record.encryption_id}
+    assert resp.json == {'encryption': created}
+    shown = client.simulate_get(URL.format(gold.id), headers=ADMIN).json
     assert shown == {**LUKS, 'volume_type_id': gold.id, 'encryption_id': record.encryption_id,
                      'deleted': False, 'created_at': shown['created_at'], 'updated_at': None,
                      'deleted_at': None}
     assert shown['created_at'].startswith(record.created_at.strftime('%Y-%m-%dT%H:%M:%S'))
     event = _sent('volume_type_encryption.create')
-    assert event[0]['payload'] == {'type_id': gold.id, 'specs': LUKS}
+    assert event[0]['payload'] == {'type_id': gold.id, 'specs': created}
     assert event[0]['publisher_id'].startswith('volumeTypeEncryption.')
 
 
@@ -99,9 +101,12 @@ def test_only_the_spec_fields_are_stored(client, db, gold):
     other = db_types.create(db, name='other')
     body = dict(LUKS, volume_type_id=other.id, encryption_id='mine', extra='kept')
     resp = _create(client, gold.id, body)
-    assert resp.json == {'encryption': body}  # echoed, as Cinder
+    record = db_encryption.get(db, type_id=gold.id)
+    # echoed as Cinder does, with the ids of the row actually written
+    assert resp.json == {'encryption': dict(body, volume_type_id=gold.id,
+                                            encryption_id=record.encryption_id)}
+    assert record.encryption_id != 'mine'
     assert db_encryption.get(db, type_id=other.id) is None
-    assert db_encryption.get(db, type_id=gold.id).encryption_id != 'mine'
 
 
 def test_deleting_the_type_deletes_its_encryption(client, db, gold):
