@@ -14,8 +14,14 @@ from cinderlike.api.schemas.volumes import DB_MAX_INT
 
 def _check_key_size(value) -> bool:
     """Cinder's `key_size` format: null, or an integer (a string of one included)."""
-    if value is not None and not strutils.is_int_like(value):
+    if value is None:
+        return True
+    if not strutils.is_int_like(value):
         raise exception.InvalidInput(reason='key_size must be an integer.')
+    # NOTE(range): Cinder writes any integer string (the bounds apply to numbers only), and
+    # one outside the column's range is its DataError answer.
+    if not -DB_MAX_INT - 1 <= int(value) <= DB_MAX_INT:
+        raise exception.InvalidInput(reason='Error writing field to database')
     return True
 
 

@@ -131,6 +131,8 @@ def test_deleting_the_type_deletes_its_encryption(client, db, gold):
     ({'encryption': dict(LUKS, key_size=2 ** 31)},
      'Invalid input for field/attribute key_size. Value: 2147483648. 2147483648 is greater '
      'than the maximum of 2147483647'),
+    ({'encryption': dict(LUKS, key_size='-99999999999')},
+     'Invalid input received: Error writing field to database'),
     ({'encryption': dict(LUKS, provider='p' * 256)}, None),
     ({'encryption': dict(LUKS, cipher=5)},
      "Invalid input for field/attribute cipher. Value: 5. 5 is not of type 'string', 'null'"),
@@ -140,8 +142,8 @@ def test_deleting_the_type_deletes_its_encryption(client, db, gold):
      "Invalid input for field/attribute encryption. Value: luks. 'luks' is not of type "
      "'object'"),
 ], ids=['no-encryption', 'no-control_location', 'bad-location', 'key_size-text',
-        'key_size-negative', 'key_size-too-big', 'provider-too-long', 'cipher-number',
-        'extra-key', 'not-object'])
+        'key_size-negative', 'key_size-too-big', 'key_size-text-out-of-range',
+        'provider-too-long', 'cipher-number', 'extra-key', 'not-object'])
 def test_bad_create_bodies_are_400_and_write_nothing(client, db, gold, body, message):
     resp = client.simulate_post(URL.format(gold.id), headers=ADMIN, json=body)
     code, text = fault(resp)
