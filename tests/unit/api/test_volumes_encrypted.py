@@ -7,6 +7,7 @@ from falcon import testing
 
 from cinderlike.api.app import create_app
 from cinderlike.db import encryption as db_encryption
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.key_manager import FIXED_KEY_ID
 from tests.unit.api.volume_fixtures import (
@@ -114,3 +115,34 @@ def test_encryption_metadata_by_project(kclient, seeded):
     assert fault(resp) == (404, f'Volume {theirs.id} could not be found.')
     unknown = kclient.simulate_get('/v3/volumes/nope/encryption', headers=reader)
     assert fault(unknown) == (404, 'Volume nope could not be found.')
+
+
+def test_a_clone_needs_a_type_encrypted_the_same_way(fixed_key, seeded, rpc):
+    client = testing.TestClient(create_app(fixed_key, db=seeded, rpc=rpc))
+    _encrypted_type(seeded)
+    plain = db_types.create(seeded, name='plain')
+    source = add_volume(seeded, type_name='secret', encryption_key_id=FIXED_KEY_ID)
+    before = [v.id for v in volume_rows(seeded)]
+    resp = post(client, {'volume': {'source_volid': source.id, 'volume_type': 'plain'}})
+    assert fault(resp) == (400, f'Invalid input received: Invalid volume_type provided: '
+                                f'{plain.id} (requested type is not compatible; either match '
+                                'source volume, or omit type argument).')
+    assert [v.id for v in volume_rows(seeded)] == before and rpc.scheduler.calls == []
+    _encrypted_type(seeded, name='secret-too')
+    same = post(client, {'volume': {'source_volid': source.id, 'volume_type': 'secret-too'}})
+    assert same.status_code == 202 and same.json['volume']['encrypted'] is True
+
+
+def test_a_volume_from_a_snapshot_needs_the_same_encryption(fixed_key, seeded, rpc):
+    client = testing.TestClient(create_app(fixed_key, db=seeded, rpc=rpc))
+    plain = add_volume(seeded)
+    snapshot = db_snapshots.create(seeded, values={
+        'volume_id': plain.id, 'project_id': 'admin', 'volume_size': 1,
+        'volume_type_id': plain.volume_type_id})
+    db_snapshots.MACHINE.reset(seeded, row_id=snapshot.id, values={'status': 'available'})
+    secret = _encrypted_type(seeded)
+    resp = post(client, {'volume': {'snapshot_id': snapshot.id, 'volume_type': 'secret'}})
+    assert fault(resp) == (400, f'Invalid input received: Invalid volume_type provided: '
+                                f'{secret.id} (requested type is not compatible; recommend '
+                                'omitting the type argument).')
+    assert len(volume_rows(seeded)) == 1 and rpc.scheduler.calls == []
