@@ -145,3 +145,20 @@ def test_os_hosts_show_counts_from_the_database(db, client):
         {'resource': {'host': host, 'project': project, 'volume_count': '2',
                       'total_volume_gb': '5', 'snapshot_count': '1',
                       'total_snapshot_gb': '2'}}]}
+
+
+@pytest.mark.parametrize('attempt', range(3))
+def test_type_delete_against_volume_create(db, client, attempt):
+    """The shared hold of a volume insert also keeps a type from being deleted under it."""
+    project = uuid.uuid4().hex
+    vtype = db_types.create(db, name=f'enc-gone-{attempt}')
+    created, deleted = race(_create_volume(client, project, vtype.id),
+                            lambda: client.simulate_delete(f'/v3/types/{vtype.id}',
+                                                           headers=_headers(project)))
+    if deleted.status_code == 202:
+        assert created.status_code == 404, created.json
+        assert _volumes_of(db, vtype.id) == []
+        assert usages(db, project).get('volumes', (0, 0)) == (0, 0)
+    else:
+        assert deleted.status_code == 400 and created.status_code == 202
+        assert len(_volumes_of(db, vtype.id)) == 1
