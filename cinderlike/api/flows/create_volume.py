@@ -121,6 +121,25 @@ def _zone(conf, db, wanted, source, source_kind: str, session) -> str:
     return zone
 
 
+_INCOMPATIBLE = {'volume': 'either match source volume, or omit type argument',
+                 'snapshot': 'recommend omitting the type argument'}
+
+
+def _check_same_encryption(db, session, vtype, encryption, source, kind: str) -> None:
+    """Cinder's _retype_is_possible, its encryption part: a volume made from another of a
+    different type needs a type encrypted the same way (or both unencrypted).
+
+    :raises InvalidInput:
+    """
+    if source is None or source.volume_type_id == vtype.id:
+        return
+    theirs = db_encryption.get(db, type_id=source.volume_type_id, session=session)
+    if (theirs and theirs.specs()) != (encryption and encryption.specs()):
+        raise exception.InvalidInput(
+            reason=f'Invalid volume_type provided: {vtype.id} (requested type is not '
+                   f'compatible; {_INCOMPATIBLE[kind]}).')
+
+
 class ExtractSpec(task.Task):
     """Validate the request against the data it depends on; provides the volume's spec."""
 
@@ -173,10 +192,11 @@ class ExtractSpec(task.Task):
                 db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
                 session=s)
         key_source = snapshot if snapshot is not None else source
-        return {'size': size, 'volume_type': vtype,
+        encryption = db_encryption.get(db, type_id=vtype.id, session=s)
+        _check_same_encryption(db, s, vtype, encryption, key_source,
+                               'snapshot' if snapshot is not None else 'volume')
+        return {'size': size, 'volume_type': vtype, 'encryption': encryption,
                 'source_key_id': key_source.encryption_key_id if key_source else None,
-                'source_type_id': key_source.volume_type_id if key_source else None,
-                'source_kind': 'snapshot' if snapshot is not None else 'volume',
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume', s),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
@@ -189,26 +209,6 @@ class AuthorizeType(task.Task):
     def execute(self, ctx, enforcer, spec):
         if spec['volume_type'].extra_specs.get('multiattach') == '<is> True':
             enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
-
-
-_INCOMPATIBLE = {'volume': 'either match source volume, or omit type argument',
-                 'snapshot': 'recommend omitting the type argument'}
-
-
-def _check_same_encryption(db, spec, encryption) -> None:
-    """Cinder's _retype_is_possible, its encryption part: a volume made from another of a
-    different type needs a type encrypted the same way (or both unencrypted).
-
-    :raises InvalidInput:
-    """
-    source_type_id, vtype = spec['source_type_id'], spec['volume_type']
-    if source_type_id is None or source_type_id == vtype.id:
-        return
-    theirs = db_encryption.get(db, type_id=source_type_id)
-    if (theirs and theirs.specs()) != (encryption and encryption.specs()):
-        raise exception.InvalidInput(
-            reason=f'Invalid volume_type provided: {vtype.id} (requested type is not '
-                   f"compatible; {_INCOMPATIBLE[spec['source_kind']]}).")
 
 
 class MakeEncryptionKey(task.Task):
@@ -224,9 +224,7 @@ class MakeEncryptionKey(task.Task):
     default_provides = ('encryption', 'encryption_key_id')
 
     def execute(self, conf, db, ctx, spec):
-        vtype = spec['volume_type']
-        encryption = db_encryption.get(db, type_id=vtype.id)
-        _check_same_encryption(db, spec, encryption)
+        vtype, encryption = spec['volume_type'], spec['encryption']
         if encryption is None:
             return None, None
         keys = key_manager.from_conf(conf)
