@@ -12,6 +12,7 @@ import os
 import pytest
 
 from cinderlike.key_manager import FIXED_KEY_ID
+from tests.functional.clients.test_cinderclient import cinder  # noqa: F401 - fixture
 from tests.functional.e2e.stack import PROJECT, deployed, wait_for
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.qemu_img]
@@ -70,7 +71,7 @@ def _delete(stack, volume_id):
              timeout=SETTLE, what=f'volume {volume_id} to be deleted')
 
 
-def test_encrypted_volumes_keep_their_key_and_data(stack):
+def test_encrypted_volumes_keep_their_key_and_data(stack, cinder):  # noqa: F811
     vtype = stack.ok('POST', f'{V}/types', {'volume_type': {
         'name': 'encrypted', 'extra_specs': {'volume_backend_name': 'file1'}}},
         expect=200)['volume_type']
@@ -81,6 +82,9 @@ def test_encrypted_volumes_keep_their_key_and_data(stack):
     shown = stack.ok('GET', f"{V}/volumes/{volume['id']}", expect=200, version='3.64')['volume']
     assert 'encryption_key_id' not in shown  # Cinder hides the fixed key's id
     assert stack.ok('GET', f"{V}/volumes/{volume['id']}/encryption", expect=200) == {
+        'encryption_key_id': FIXED_KEY_ID, **LUKS}
+    # what Nova asks before it attaches (python-cinderclient)
+    assert dict(cinder.volumes.get_encryption_metadata(volume['id'])) == {
         'encryption_key_id': FIXED_KEY_ID, **LUKS}
 
     payload = os.urandom(1 << 20)
