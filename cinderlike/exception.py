@@ -169,6 +169,11 @@ class VolumeTypeInUse(Invalid):
                'with the type.')
 
 
+class VolumeTypeEncryptionExists(Invalid):
+    """The type already has live encryption specs."""
+    msg_fmt = 'Volume type encryption for type %(type_id)s already exists.'
+
+
 class VolumeTypeDefaultDeletionError(Invalid):
     """The type is `default_volume_type` or some project's default."""
     msg_fmt = ('The volume type %(volume_type_id)s is a default volume type and cannot be '
@@ -297,6 +302,11 @@ class VolumeTypeAccessNotFound(NotFound):
 class VolumeTypeExtraSpecsNotFound(NotFound):
     """The type has no extra spec with this key."""
     msg_fmt = 'Volume Type %(volume_type_id)s has no extra specs with key %(extra_specs_key)s.'
+
+
+class VolumeTypeEncryptionNotFound(NotFound):
+    """The type has no live encryption specs (or not this key of them)."""
+    msg_fmt = 'Volume type encryption for type %(type_id)s does not exist.'
 
 
 class VolumeTypeProjectDefaultNotFound(NotFound):

@@ -14,6 +14,7 @@ from oslo_middleware import request_id
 from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
+from cinderlike.api.operations import volume_type_encryption as encryption_operations
 from cinderlike.api.resources import (
     attachments,
     availability_zones,
@@ -22,6 +23,7 @@ from cinderlike.api.resources import (
     clusters,
     default_types,
     extensions,
+    hosts,
     limits,
     messages,
     metadata,
@@ -37,6 +39,8 @@ from cinderlike.api.resources import (
     types,
     versions,
     volume_actions,
+    volume_encryption_metadata,
+    volume_type_encryption,
     volumes,
     workers,
 )
@@ -133,6 +137,11 @@ def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) ->
                   type_extra_specs.TypeExtraSpec(db, enforcer, notifiers))
     _add_v3_route(app, '/types/{type_id}/os-volume-type-access',
                   type_access.TypeAccess(db, enforcer))
+    encryption = (db, enforcer, encryption_operations.notifier(conf))
+    _add_v3_route(app, '/types/{type_id}/encryption',
+                  volume_type_encryption.TypeEncryption(*encryption))
+    _add_v3_route(app, '/types/{type_id}/encryption/{key}',
+                  volume_type_encryption.TypeEncryptionItem(*encryption))
     _add_v3_route(app, '/default-types', default_types.DefaultTypes(db, enforcer))
     _add_v3_route(app, '/default-types/{target_project_id}',
                   default_types.DefaultType(db, enforcer))
@@ -162,6 +171,10 @@ def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, 
                   metadata.Metadata(db, enforcer, volumes.METADATA))
     _add_v3_route(app, '/volumes/{volume_id}/metadata/{key}',
                   metadata.MetadataItem(db, enforcer, volumes.METADATA))
+    _add_v3_route(app, '/volumes/{volume_id}/encryption',
+                  volume_encryption_metadata.VolumeEncryption(db, enforcer))
+    _add_v3_route(app, '/volumes/{volume_id}/encryption/{key}',
+                  volume_encryption_metadata.VolumeEncryptionItem(db, enforcer))
 
 
 def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
@@ -242,6 +255,8 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/clusters', clusters.Clusters(conf, db, enforcer))
     _add_v3_route(app, '/clusters/detail', clusters.Clusters(conf, db, enforcer), suffix='detail')
     _add_v3_route(app, '/clusters/{cluster_name}', clusters.Cluster(conf, db, enforcer))
+    _add_v3_route(app, '/os-hosts', hosts.Hosts(conf, db, enforcer))
+    _add_v3_route(app, '/os-hosts/{host}', hosts.Host(db, enforcer))
     _add_v3_route(app, '/os-availability-zone', availability_zones.AvailabilityZones(db))
     _add_v3_route(app, '/extensions', extensions.Extensions())
     _add_v3_route(app, '/extensions/{alias}', extensions.Extension())

@@ -25,6 +25,7 @@ from cinderlike.api.schemas import services as service_schemas
 from cinderlike.api.schemas import snapshots as snapshot_schemas
 from cinderlike.api.schemas import transfers as transfer_schemas
 from cinderlike.api.schemas import types as type_schemas
+from cinderlike.api.schemas import volume_type_encryption as encryption_schemas
 from cinderlike.api.schemas import volumes as volume_schemas
 from cinderlike.api.schemas import workers as worker_schemas
 
@@ -62,6 +63,7 @@ _QUERY = {
     'usage': {'type': 'string'}, 'binary': {'type': 'string'}, 'host': {'type': 'string'},
     'is_public': {'type': 'string'}, 'vol_type_id': {'type': 'string'},
     'detail': {'type': 'string'}, 'project_id': {'type': 'string'},
+    'zone': {'type': 'string'},
 }
 _VOLUME_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'metadata')
 
@@ -124,6 +126,15 @@ OPERATIONS = {
     ('TypeExtraSpec', 'on_put'): Op('Update an extra spec (admin)', 200, r.extra_spec,
                                     type_schemas.extra_specs_update),
     ('TypeExtraSpec', 'on_delete'): Op('Delete an extra spec (admin)', 202),
+    ('TypeEncryption', 'on_get'): Op("Show a type's encryption, `{}` if none (admin)", 200,
+                                     r.type_encryption),
+    ('TypeEncryption', 'on_post'): Op('Encrypt an unused volume type (admin)', 200,
+                                      r.type_encryption_specs, encryption_schemas.create),
+    ('TypeEncryptionItem', 'on_get'): Op("Show one field of a type's encryption (admin)", 200,
+                                         r.type_encryption_item),
+    ('TypeEncryptionItem', 'on_put'): Op("Update an unused type's encryption (admin)", 200,
+                                         r.type_encryption_specs, encryption_schemas.update),
+    ('TypeEncryptionItem', 'on_delete'): Op("Delete an unused type's encryption (admin)", 202),
     ('TypeAccess', 'on_get'): Op('List the projects of a private type (admin)', 200,
                                  r.type_access),
     ('DefaultTypes', 'on_get'): Op('List default types (admin)', 200, r.default_types,
@@ -262,6 +273,14 @@ OPERATIONS = {
         "A backup action: os-reset_status (reset a backup's status), os-force_delete "
         '(force-delete a backup), both admin', 202, request=_BACKUP_ACTIONS),
     ('Pools', 'on_get'): Op('Back-end pools (admin)', 200, r.pools, query=('detail',)),
+    ('Hosts', 'on_get'): Op('List enabled service hosts (admin)', 200, r.hosts,
+                            query=('zone',)),
+    ('Host', 'on_get'): Op("A volume host's volumes and snapshots, per project (admin)", 200,
+                           r.host),
+    ('VolumeEncryption', 'on_get'): Op("A volume's key id and its type's encryption", 200,
+                                       r.volume_encryption),
+    ('VolumeEncryptionItem', 'on_get'): Op("One field of a volume's encryption metadata",
+                                           200, r.volume_encryption_item),
     ('Capabilities', 'on_get'): Op("A back end's capabilities (admin)", 200, r.capabilities),
     ('WorkersCleanup', 'on_post'): Op('Clean up the work of services that are down (admin)',
                                       202, r.workers_cleanup, worker_schemas.cleanup,

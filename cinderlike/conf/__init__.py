@@ -13,6 +13,7 @@ from cinderlike.conf import (
     database,
     default,
     healthcheck,
+    key_manager,
     messages,
     metrics,
     nova,
@@ -26,7 +27,7 @@ from cinderlike.conf import (
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
             quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck,
-            metrics)
+            metrics, key_manager)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -81,6 +81,11 @@ def _disabled():
                   sa.and_(Service.cluster_name.is_not(None), in_disabled_cluster))
 
 
+def enabled():
+    """The SQL twin of "not disabled" (a clustered service by its cluster's row)."""
+    return ~_disabled()
+
+
 def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
             host_or_cluster=None) -> list[Service]:
     """Live service rows, filtered like Cinder's service_get_all (*host_or_cluster* at

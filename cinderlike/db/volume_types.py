@@ -17,6 +17,7 @@ from cinderlike.db import conditional, listing, serializable
 from cinderlike.db import quotas as db_quotas
 from cinderlike.db.models import (
     DefaultVolumeType,
+    Encryption,
     Quota,
     QuotaClass,
     QuotaUsage,
@@ -319,7 +320,8 @@ def _check_deletable(db, session, row, *, conf_default_name):
 
 
 def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
-    """Soft-delete a type with its extra specs and access rows; returns what was deleted.
+    """Soft-delete a type with its extra specs, access rows and encryption; returns what was
+    deleted.
 
     The row is locked first, so a volume create holding it `for_share` finishes before the
     in-use check reads the volumes table.
@@ -346,6 +348,9 @@ def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
                            values={'deleted': VolumeTypeProjects.id, 'deleted_at': now},
                            where=[VolumeTypeProjects.volume_type_id == type_id,
                                   VolumeTypeProjects.deleted == 0])
+        conditional.update(session, Encryption, values={'deleted': True, 'deleted_at': now},
+                           where=[Encryption.volume_type_id == type_id,
+                                  Encryption.deleted.is_(False)])
     LOG.info('Volume type %s deleted', type_id)
     return record
 

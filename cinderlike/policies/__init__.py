@@ -8,6 +8,7 @@ from cinderlike.policies import (
     base,
     capabilities,
     clusters,
+    hosts,
     limits,
     messages,
     qos_specs,
@@ -18,6 +19,7 @@ from cinderlike.policies import (
     snapshots,
     transfers,
     types,
+    volume_type_encryption,
     volumes,
     workers,
 )
@@ -33,4 +35,5 @@ def list_rules():
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
-                                backups.list_rules()))
+                                backups.list_rules(), volume_type_encryption.list_rules(),
+                                hosts.list_rules()))

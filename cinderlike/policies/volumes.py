@@ -16,6 +16,7 @@ HOST_ATTRIBUTE_POLICY = 'volume_extension:volume_host_attribute'
 TENANT_ATTRIBUTE_POLICY = 'volume_extension:volume_tenant_attribute'
 MIG_ATTRIBUTE_POLICY = 'volume_extension:volume_mig_status_attribute'
 MULTIATTACH_POLICY = 'volume:multiattach'
+ENCRYPTION_METADATA_POLICY = 'volume_extension:volume_encryption_metadata'
 
 GET_METADATA_POLICY = 'volume:get_volume_metadata'
 CREATE_METADATA_POLICY = 'volume:create_volume_metadata'
@@ -116,6 +117,8 @@ rules = [
                _action('os-begin_detaching')),
     base.owned(ATTACH_POLICY, _MEMBER, 'Add attachment metadata.', _action('os-attach')),
     base.owned(DETACH_POLICY, _MEMBER, 'Clear attachment metadata.', _action('os-detach')),
+    base.owned(ENCRYPTION_METADATA_POLICY, _READER, "Show volume's encryption metadata.",
+               ('GET', _ITEM + '/encryption'), ('GET', _ITEM + '/encryption/{encryption_key}')),
 ]
 
 

@@ -12,9 +12,11 @@ import dataclasses
 from oslo_log import log as logging
 from oslo_utils import strutils
 from taskflow import task
+from taskflow.types import failure as tf_failure
 
-from cinderlike import exception, flow, quota
+from cinderlike import exception, flow, key_manager, quota
 from cinderlike.db import backups as db_backups
+from cinderlike.db import encryption as db_encryption
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
@@ -119,6 +121,25 @@ def _zone(conf, db, wanted, source, source_kind: str, session) -> str:
     return zone
 
 
+_INCOMPATIBLE = {'volume': 'either match source volume, or omit type argument',
+                 'snapshot': 'recommend omitting the type argument'}
+
+
+def _check_same_encryption(db, session, vtype, encryption, source, kind: str) -> None:
+    """Cinder's _retype_is_possible, its encryption part: a volume made from another of a
+    different type needs a type encrypted the same way (or both unencrypted).
+
+    :raises InvalidInput:
+    """
+    if source is None or source.volume_type_id == vtype.id:
+        return
+    theirs = db_encryption.get(db, type_id=source.volume_type_id, session=session)
+    if (theirs and theirs.specs()) != (encryption and encryption.specs()):
+        raise exception.InvalidInput(
+            reason=f'Invalid volume_type provided: {vtype.id} (requested type is not '
+                   f'compatible; {_INCOMPATIBLE[kind]}).')
+
+
 class ExtractSpec(task.Task):
     """Validate the request against the data it depends on; provides the volume's spec."""
 
@@ -170,7 +191,12 @@ class ExtractSpec(task.Task):
             vtype = db_types.get_default_for_project(
                 db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
                 session=s)
-        return {'size': size, 'volume_type': vtype,
+        key_source = snapshot if snapshot is not None else source
+        encryption = db_encryption.get(db, type_id=vtype.id, session=s)
+        _check_same_encryption(db, s, vtype, encryption, key_source,
+                               'snapshot' if snapshot is not None else 'volume')
+        return {'size': size, 'volume_type': vtype, 'encryption': encryption,
+                'source_key_id': key_source.encryption_key_id if key_source else None,
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume', s),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
@@ -183,6 +209,57 @@ class AuthorizeType(task.Task):
     def execute(self, ctx, enforcer, spec):
         if spec['volume_type'].extra_specs.get('multiattach') == '<is> True':
             enforcer.authorize(ctx, policy.MULTIATTACH_POLICY)
+
+
+class MakeEncryptionKey(task.Task):
+    """The key of a volume of an encrypted type (Cinder's _get_encryption_key_id): a clone of
+    its snapshot's or source volume's key, else a new one; provides the type's encryption
+    (None: not encrypted) and the key id.
+
+    :raises Invalid: "Key manager error" when the key manager fails (none configured
+        included), as Cinder's create_encryption_key; InvalidVolumeType: a type without a
+        cipher; InvalidVolume: a multiattach type.
+    """
+
+    default_provides = ('encryption', 'encryption_key_id')
+
+    def execute(self, conf, db, ctx, spec):
+        vtype, encryption = spec['volume_type'], spec['encryption']
+        if encryption is None:
+            return None, None
+        keys = key_manager.from_conf(conf)
+        key_id = self._make(keys, ctx, encryption, spec['source_key_id'])
+        if vtype.extra_specs.get('multiattach') == '<is> True':
+            self._forget(keys, ctx, key_id)
+            raise exception.InvalidVolume(
+                reason='Multiattach cannot be used with encrypted volumes.')
+        return encryption, key_id
+
+    @staticmethod
+    def _make(keys, ctx, encryption, source_key_id) -> str:
+        if source_key_id is None and not encryption.cipher:
+            raise exception.InvalidVolumeType('Invalid encryption spec')
+        try:
+            if source_key_id is not None:
+                return keys.clone(ctx, source_key_id)
+            return keys.create_key(ctx, algorithm=encryption.cipher.split('-')[0],
+                                   length=encryption.key_size)
+        except key_manager.KeyManagerError:
+            # NOTE(terse): Cinder's answer says no more, so that nothing sensitive leaks.
+            LOG.exception('Key manager error')
+            raise exception.Invalid('Key manager error') from None
+
+    @staticmethod
+    def _forget(keys, ctx, key_id) -> None:
+        try:
+            keys.delete(ctx, key_id)
+        except key_manager.KeyManagerError:
+            LOG.exception('Could not delete key %s of a refused volume create', key_id)
+
+    def revert(self, conf, ctx, result, **kwargs):
+        if isinstance(result, tf_failure.Failure) or result[1] is None:
+            return
+        self._forget(key_manager.from_conf(conf), ctx, result[1])
 
 
 class CheckQuota(task.Task):
@@ -204,7 +281,8 @@ class CreateEntry(task.Task):
 
     default_provides = 'volume'
 
-    def execute(self, conf, db, ctx, request: CreateRequest, spec, quota_plan):
+    def execute(self, conf, db, ctx, request: CreateRequest, spec, quota_plan, encryption,
+                encryption_key_id):
         values = {
             'size': spec['size'], 'user_id': ctx.user_id, 'project_id': ctx.project_id,
             'availability_zone': spec['availability_zone'], 'status': Status.CREATING,
@@ -214,9 +292,17 @@ class CreateEntry(task.Task):
             'snapshot_id': spec['snapshot_id'],
             'replication_status': 'disabled', 'host': None,
             'multiattach': spec['volume_type'].extra_specs.get('multiattach') == '<is> True',
+            'encryption_key_id': encryption_key_id,
         }
-        return quota.consume(db, ctx, conf=conf, plan=quota_plan, then=lambda s: (
-            db_volumes.create(db, values=values, metadata=request.metadata, session=s)))
+
+        def insert(session):
+            # NOTE(encryption): the type row is held shared while the volume goes in, so a
+            # change of the type's encryption waits for it and then sees the volume.
+            db_encryption.hold_for_volume(db, type_id=spec['volume_type'].id,
+                                          expected=encryption, session=session)
+            return db_volumes.create(db, values=values, metadata=request.metadata,
+                                     session=session)
+        return quota.consume(db, ctx, conf=conf, plan=quota_plan, then=insert)
 
 
 def request_spec(volume, spec, metadata) -> dict:
@@ -259,7 +345,8 @@ def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
     """Run the flow; returns the inserted volume row and its type.
 
     :raises Invalid*, VolumeTypeNotFound, VolumeNotFound, OverQuota, PolicyNotAuthorized:
-        as Cinder's create (`volume:multiattach` for a multiattach type).
+        as Cinder's create (`volume:multiattach` for a multiattach type; "Key manager error"
+        for an encrypted type without a working key manager).
     """
     store = {'conf': conf, 'db': db, 'scheduler': scheduler, 'enforcer': enforcer, 'ctx': ctx,
              'request': request}
@@ -268,5 +355,6 @@ def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
 
 
 FLOW = flow.LinearFlow('volume_create_api',
-                       ExtractSpec(), AuthorizeType(), CheckQuota(), CreateEntry(),
+                       ExtractSpec(), AuthorizeType(), MakeEncryptionKey(), CheckQuota(),
+                       CreateEntry(),
                        CastToScheduler())

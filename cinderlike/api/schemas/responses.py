@@ -82,6 +82,13 @@ _worker = {'type': 'object', 'properties': {'id': _INT, 'host': _TEXT, 'binary':
 workers_cleanup = _object({'cleaning': {'type': 'array', 'items': _worker},
                            'unavailable': {'type': 'array', 'items': _worker}})
 
+hosts = _envelope('hosts', {'type': 'array', 'items': _object(
+    {'host_name': _STR, 'service': _TEXT, 'zone': _TEXT, 'service-status': _STR,
+     'service-state': _STR, 'last-update': _TIME})})
+host = _envelope('host', {'type': 'array', 'items': _envelope('resource', _object(
+    {'host': _STR, 'project': _STR, 'volume_count': _STR, 'total_volume_gb': _STR,
+     'snapshot_count': _STR, 'total_snapshot_gb': _STR}))})
+
 # --- volume types, extra specs, access, default types, QoS specs ----------------------------
 _type = _object({'id': _STR, 'name': _TEXT, 'is_public': _BOOL, 'description': _TEXT},
                 {'extra_specs': _SPECS, 'qos_specs_id': _TEXT,
@@ -92,6 +99,16 @@ extra_specs = _envelope('extra_specs', _SPECS)
 extra_spec = _SPECS
 type_access = _envelope('volume_type_access', {'type': 'array', 'items': _object(
     {'volume_type_id': _STR, 'project_id': _STR})})
+_SPEC_FIELDS = {'provider': _TEXT, 'cipher': _TEXT, 'key_size': {'type': ['integer', 'null']},
+                'control_location': _TEXT}
+# An unencrypted type answers `{}`, so no field is required.
+type_encryption = {'type': 'object', 'properties': {
+    **_SPEC_FIELDS, 'volume_type_id': _STR, 'encryption_id': _STR, 'deleted': _BOOL,
+    'created_at': _TIME, 'updated_at': _TIME, 'deleted_at': _TIME}}
+type_encryption_specs = _envelope('encryption', {'type': 'object', 'properties': _SPEC_FIELDS})
+type_encryption_item = {'type': 'object', 'minProperties': 1, 'maxProperties': 1}
+volume_encryption = _object({'encryption_key_id': _TEXT}, _SPEC_FIELDS)
+volume_encryption_item = {'type': ['string', 'integer', 'null']}
 _default_type = _object({'project_id': _STR, 'volume_type_id': _STR})
 default_type = _envelope('default_type', _default_type)
 default_types = _envelope('default_types', {'type': 'array', 'items': _default_type})

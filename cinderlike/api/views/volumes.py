@@ -10,9 +10,8 @@ import dataclasses
 from cinderlike.api import microversions as mv
 from cinderlike.api.views.common import Links, timestamp
 from cinderlike.db.models import Volume
+from cinderlike.key_manager import FIXED_KEY_ID
 
-# Cinder's constants.FIXED_KEY_ID: the legacy fixed key, never shown as encryption_key_id.
-FIXED_KEY_ID = '00000000-0000-0000-0000-000000000000'
 # Admin metadata every caller sees in `metadata` (Cinder's _visible_admin_metadata_keys).
 VISIBLE_ADMIN_METADATA = ('readonly', 'attached_mode')
 
@@ -88,6 +87,7 @@ def _versioned(shown: dict, volume: Volume, version, see: Visibility) -> None:
     if version.matches(mv.VOLUME_TYPE_ID_IN_VOL_DETAIL):
         shown['volume_type_id'] = volume.volume_type_id
     key_id = volume.encryption_key_id
+    # NOTE(fixed_key): as Cinder, the fixed key's id is never shown as encryption_key_id.
     if version.matches(mv.ENCRYPTION_KEY_ID_IN_DETAILS) and key_id and key_id != FIXED_KEY_ID:
         shown['encryption_key_id'] = key_id
     if version.matches(mv.USE_QUOTA):

@@ -14,6 +14,7 @@ from cinderlike.db.models.snapshots import Snapshot, SnapshotMetadata
 from cinderlike.db.models.transfers import Transfer
 from cinderlike.db.models.volume_types import (
     DefaultVolumeType,
+    Encryption,
     QualityOfServiceSpecs,
     VolumeType,
     VolumeTypeExtraSpecs,
@@ -27,7 +28,8 @@ from cinderlike.db.models.volumes import (
 )
 
 __all__ = [
-    'Backup', 'BackupMetadata', 'Base', 'Cluster', 'DateTime', 'DefaultVolumeType', 'Message',
+    'Backup', 'BackupMetadata', 'Base', 'Cluster', 'DateTime', 'DefaultVolumeType', 'Encryption',
+    'Message',
     'Pool', 'QualityOfServiceSpecs', 'Quota', 'QuotaClass', 'QuotaUsage', 'Reservation',
     'Service', 'Snapshot', 'SnapshotMetadata', 'TimestampMixin', 'Transfer', 'Volume',
     'VolumeAdminMetadata', 'VolumeAttachment', 'VolumeMetadata', 'VolumeType',

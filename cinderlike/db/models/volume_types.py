@@ -67,3 +67,21 @@ class DefaultVolumeType(TimestampMixin, Base):
     project_id: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
     volume_type_id: Mapped[str | None] = mapped_column(
         sa.String(36), sa.ForeignKey('volume_types.id'), index=True)
+
+
+class Encryption(TimestampMixin, Base):
+    """The encryption of a volume type (Cinder's `encryption` table): one live row per type.
+
+    `control_location` says who encrypts (`front-end`: the attaching host through os-brick,
+    `back-end`: the storage); cinderlike stores and serves the specs and never encrypts data.
+    """
+
+    __tablename__ = 'encryption'
+
+    encryption_id: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
+    volume_type_id: Mapped[str] = mapped_column(
+        sa.String(36), sa.ForeignKey('volume_types.id'), nullable=False, index=True)
+    cipher: Mapped[str | None] = mapped_column(sa.String(255))
+    key_size: Mapped[int | None] = mapped_column(sa.Integer)
+    provider: Mapped[str | None] = mapped_column(sa.String(255))
+    control_location: Mapped[str | None] = mapped_column(sa.String(255))

@@ -153,6 +153,14 @@ class World:
             'addProjectAccess': {'project': self.project_of[project]}})
         return vtype['id']
 
+    def encrypted_type(self, project):
+        """A private type with Cinder's usual LUKS encryption, used by no volume."""
+        type_id = self.private_type(project)
+        self._admin_ok('POST', f'/types/{type_id}/encryption', {'encryption': {
+            'provider': 'luks', 'cipher': 'aes-xts-plain64', 'key_size': 256,
+            'control_location': 'front-end'}})
+        return type_id
+
     def qos(self, project):
         return self._admin_ok('POST', '/qos-specs', {'qos_specs': {
             'name': f'matrix-{project}-{uuid.uuid4().hex[:6]}', 'k': 'v',
@@ -240,6 +248,7 @@ MAKERS = {
     'volume': World.available_volume,
     'snapshot': World.snapshot,
     'type': World.private_type,
+    'encrypted_type': World.encrypted_type,
     'qos': World.qos,
     'transfer': World.transfer,
     'attachment': World.attachment,

@@ -154,6 +154,8 @@ ROWS = {
         ADMIN, 'POST', V + '/action',
         _action('os-migrate_volume_completion', lambda ids: {'new_volume': ids['volume']}),
         ok=(200,)),
+    'volume encryption': Row(READ, 'GET', V + '/encryption'),
+    'volume encryption key': Row(READ, 'GET', V + '/encryption/encryption_key_id'),
     # snapshots
     'snapshots list': Row(READ, 'GET', '/snapshots', lists='snapshot'),
     'snapshots detail': Row(READ, 'GET', '/snapshots/detail', lists='snapshot'),
@@ -208,6 +210,16 @@ ROWS = {
         'default_type': {'volume_type': ids['type']}}),
     'default type show': Row(ADMIN, 'GET', '/default-types/{target}'),
     'default type unset': Row(ADMIN, 'DELETE', '/default-types/{target}', ok=(204,)),
+    # volume type encryption (admin only; the rules are checked before the type is read)
+    'type encryption': Row(ADMIN, 'GET', T + '/encryption', other=403),
+    'type encryption create': Row(ADMIN, 'POST', T + '/encryption', lambda ids: {
+        'encryption': {'provider': 'luks', 'control_location': 'front-end'}}, fresh='type',
+        other=403),
+    'type encryption key': Row(ADMIN, 'GET', '/types/{encrypted_type}/encryption/provider'),
+    'type encryption update': Row(ADMIN, 'PUT', '/types/{encrypted_type}/encryption/x',
+                                  lambda ids: {'encryption': {'key_size': 512}}),
+    'type encryption delete': Row(ADMIN, 'DELETE', '/types/{encrypted_type}/encryption/x',
+                                  fresh='encrypted_type', ok=(202,)),
     # QoS specs (admin only)
     'qos list': Row(ADMIN, 'GET', '/qos-specs'),
     'qos create': Row(ADMIN, 'POST', '/qos-specs', lambda ids: {'qos_specs': {
@@ -307,6 +319,8 @@ ROWS = {
                         ok=(404,)),
     'cluster enable': Row(ADMIN, 'PUT', '/clusters/enable', lambda ids: {
         'name': 'no-such-cluster', 'binary': 'cinder-volume'}, ok=(404,)),
+    'hosts': Row(ADMIN, 'GET', '/os-hosts'),
+    'host show': Row(ADMIN, 'GET', '/os-hosts/{host}'),
     'pools': Row(ADMIN, 'GET', '/scheduler-stats/get_pools'),
     'capabilities': Row(ADMIN, 'GET', '/capabilities/{host}@b1'),
     'workers cleanup': Row(ADMIN, 'POST', '/workers/cleanup', lambda ids: {

@@ -17,6 +17,7 @@ READER = (
     'volume_extension:types_extra_specs:show', 'message:get', 'message:get_all',
     'volume:get_transfer', 'volume:get_all_transfers', 'volume_extension:quotas:show',
     'limits_extension:used_limits', 'backup:get_all', 'backup:get',
+    'volume_extension:volume_encryption_metadata',
 )
 MEMBER = (
     'volume:create', 'volume:create_from_image', 'volume:update', 'volume:delete',
@@ -71,6 +72,10 @@ ADMIN = (
     'workers:cleanup', 'backup:backup_project_attribute', 'backup:backup-import',
     'backup:export-import', 'volume_extension:backup_admin_actions:reset_status',
     'volume_extension:backup_admin_actions:force_delete',
+    'volume_extension:volume_type_encryption', 'volume_extension:volume_type_encryption:create',
+    'volume_extension:volume_type_encryption:get',
+    'volume_extension:volume_type_encryption:update',
+    'volume_extension:volume_type_encryption:delete', 'volume_extension:hosts',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}

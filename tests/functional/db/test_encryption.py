@@ -1,0 +1,164 @@
+"""Volume type encryption on real PostgreSQL and MariaDB: a change of a type's encryption
+raced against a volume create of that type (through the API) never leaves a volume whose
+key disagrees with its type, and the loser gets Cinder's 400 with nothing written; os-hosts
+counts from the database."""
+
+import uuid
+
+import pytest
+import sqlalchemy as sa
+from falcon import testing
+
+from cinderlike import conf as cl_conf
+from cinderlike import exception
+from cinderlike.api.app import create_app
+from cinderlike.db import encryption as db_encryption
+from cinderlike.db import snapshots as db_snapshots
+from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import Service, Volume
+from cinderlike.key_manager import FIXED_KEY_ID
+from tests.fixtures.race import race, split
+from tests.unit.api.volume_fixtures import RecordingRPC, usages
+
+LUKS = {'provider': 'luks', 'cipher': 'aes-xts-plain64', 'key_size': 256,
+        'control_location': 'front-end'}
+
+
+@pytest.fixture
+def rpc():
+    return RecordingRPC()
+
+
+@pytest.fixture
+def client(db, rpc):
+    config = cl_conf.new_conf()
+    config([])
+    config.set_override('auth_strategy', 'noauth')
+    config.set_override('backend', 'cinder.keymgr.conf_key_mgr.ConfKeyManager',
+                        group='key_manager')
+    config.set_override('fixed_key', '00' * 32, group='key_manager')
+    return testing.TestClient(create_app(config, db=db, rpc=rpc))
+
+
+def _headers(project):
+    return {'X-Auth-Token': f'admin:{project}'}
+
+
+def _volumes_of(db, type_id) -> list[Volume]:
+    with db.reader() as session:
+        return list(session.scalars(sa.select(Volume).where(
+            Volume.volume_type_id == type_id, Volume.deleted.is_(False))))
+
+
+def _create_volume(client, project, type_id):
+    return lambda: client.simulate_post('/v3/volumes', headers=_headers(project),
+                                        json={'volume': {'size': 1, 'volume_type': type_id}})
+
+
+def _assert_agrees(db, type_id, project):
+    """Every live volume of the type has a key exactly when the type is encrypted."""
+    encrypted = db_encryption.get(db, type_id=type_id) is not None
+    volumes = _volumes_of(db, type_id)
+    assert all((v.encryption_key_id is not None) == encrypted for v in volumes)
+    assert usages(db, project).get('volumes', (0, 0)) == (len(volumes), 0)
+
+
+@pytest.mark.parametrize('attempt', range(4))
+def test_encryption_delete_against_volume_create(db, client, attempt):
+    project = uuid.uuid4().hex
+    vtype = db_types.create(db, name=f'enc-del-{attempt}')
+    db_encryption.create(db, type_id=vtype.id, specs=LUKS)
+    url = f'/v3/types/{vtype.id}/encryption/x'
+    created, deleted = race(_create_volume(client, project, vtype.id),
+                            lambda: client.simulate_delete(url, headers=_headers(project)))
+    if deleted.status_code == 400:
+        assert deleted.json['badRequest']['message'] == (
+            'Cannot delete encryption specs. Volume type in use.')
+        assert created.status_code == 202
+        volume, = _volumes_of(db, vtype.id)
+        assert volume.encryption_key_id == FIXED_KEY_ID
+    else:
+        assert deleted.status_code == 202
+        # the create either came after (an unencrypted volume) or was refused
+        if created.status_code != 202:
+            assert created.status_code == 400, created.json
+            assert _volumes_of(db, vtype.id) == []
+    _assert_agrees(db, vtype.id, project)
+
+
+@pytest.mark.parametrize('attempt', range(4))
+def test_encryption_create_against_volume_create(db, client, attempt):
+    project = uuid.uuid4().hex
+    vtype = db_types.create(db, name=f'enc-new-{attempt}')
+    url = f'/v3/types/{vtype.id}/encryption'
+    created, encrypted = race(
+        _create_volume(client, project, vtype.id),
+        lambda: client.simulate_post(url, headers=_headers(project), json={'encryption': LUKS}))
+    if encrypted.status_code == 400:
+        assert encrypted.json['badRequest']['message'] == (
+            'Cannot create encryption specs. Volume type in use.')
+        assert db_encryption.get(db, type_id=vtype.id) is None
+    else:
+        assert encrypted.status_code == 200
+    assert created.status_code in (202, 400)
+    _assert_agrees(db, vtype.id, project)
+
+
+def test_concurrent_encryption_creates_one_wins(db):
+    vtype = db_types.create(db, name='enc-twice')
+    winners, losers = split(race(
+        *[lambda: db_encryption.create(db, type_id=vtype.id, specs=LUKS)] * 4))
+    assert len(winners) == 1 and len(losers) == 3
+    assert all(isinstance(e, exception.VolumeTypeEncryptionExists) for e in losers)
+
+
+def test_an_encrypted_volume_and_its_metadata(db, client):
+    project = uuid.uuid4().hex
+    vtype = db_types.create(db, name='enc-meta')
+    db_encryption.create(db, type_id=vtype.id, specs=LUKS)
+    resp = _create_volume(client, project, vtype.id)()
+    assert resp.status_code == 202 and resp.json['volume']['encrypted'] is True
+    shown = client.simulate_get(f"/v3/volumes/{resp.json['volume']['id']}/encryption",
+                                headers=_headers(project))
+    assert shown.json == {'encryption_key_id': FIXED_KEY_ID, **LUKS}
+
+
+def test_os_hosts_show_counts_from_the_database(db, client):
+    host = f'node-{uuid.uuid4().hex[:8]}'
+    project = uuid.uuid4().hex
+    type_id = db_types.get_by_name(db, name='__DEFAULT__').id
+    with db.writer() as session:
+        session.add(Service(host=f'{host}@file', binary='cinder-volume',
+                            topic='cinder-volume', availability_zone='nova'))
+    volumes = [db_volumes.create(db, values={
+        'status': 'available', 'size': size, 'host': f'{host}@file#pool',
+        'project_id': project, 'volume_type_id': type_id}) for size in (2, 3)]
+    db_snapshots.create(db, values={'volume_id': volumes[0].id, 'project_id': project,
+                                    'volume_size': 2, 'status': 'available',
+                                    'volume_type_id': type_id})
+    resp = client.simulate_get(f'/v3/os-hosts/{host}', headers=_headers(project))
+    assert resp.json == {'host': [
+        {'resource': {'host': host, 'project': '(total)', 'volume_count': '2',
+                      'total_volume_gb': '5', 'snapshot_count': '1',
+                      'total_snapshot_gb': '2'}},
+        {'resource': {'host': host, 'project': project, 'volume_count': '2',
+                      'total_volume_gb': '5', 'snapshot_count': '1',
+                      'total_snapshot_gb': '2'}}]}
+
+
+@pytest.mark.parametrize('attempt', range(3))
+def test_type_delete_against_volume_create(db, client, attempt):
+    """The shared hold of a volume insert also keeps a type from being deleted under it."""
+    project = uuid.uuid4().hex
+    vtype = db_types.create(db, name=f'enc-gone-{attempt}')
+    created, deleted = race(_create_volume(client, project, vtype.id),
+                            lambda: client.simulate_delete(f'/v3/types/{vtype.id}',
+                                                           headers=_headers(project)))
+    if deleted.status_code == 202:
+        assert created.status_code == 404, created.json
+        assert _volumes_of(db, vtype.id) == []
+        assert usages(db, project).get('volumes', (0, 0)) == (0, 0)
+    else:
+        assert deleted.status_code == 400 and created.status_code == 202
+        assert len(_volumes_of(db, vtype.id)) == 1
