@@ -70,11 +70,16 @@ class ContextSerializer(messaging.Serializer):
         return context_mod.RequestContext.from_dict(ctxt)
 
 
-def get_client(conf, *, topic, version, server=None, fanout=False, version_cap=None):
-    """An RPC client on *topic*; rpcapi modules wrap it with named methods."""
+def get_client(conf, *, topic, version, server=None, fanout=False, version_cap=None,
+               retry=None):
+    """An RPC client on *topic*; rpcapi modules wrap it with named methods.
+
+    *retry* bounds how often a send is tried again while the broker cannot be reached
+    (None: until it can, oslo.messaging's default); then MessageDeliveryFailure.
+    """
     target = messaging.Target(topic=topic, version=version, server=server, fanout=fanout)
     return messaging.get_rpc_client(get_transport(conf), target, version_cap=version_cap,
-                                    serializer=ContextSerializer())
+                                    serializer=ContextSerializer(), retry=retry)
 
 
 def get_server(conf, *, topic, server, endpoints, version, fanout=False):

@@ -9,6 +9,7 @@ import json
 import sys
 
 import falcon
+import oslo_messaging as messaging
 import sqlalchemy as sa
 import webob.exc
 from oslo_log import log as logging
@@ -31,10 +32,20 @@ _FAULT_NAMES = {
 }
 
 DATA_ERROR = 'Invalid input received: a value is out of range or too long for its field.'
+DATABASE_DOWN = 'Service is unavailable at this time: the database cannot be reached.'
+BROKER_DOWN = 'Service is unavailable at this time: the message broker cannot be reached.'
+
+# NOTE(outage): what a database that is down or cut off raises (refused, reset, the pool's
+# checkout timeout); a deadlock is an OperationalError too, and a retry cures it as well.
+DATABASE_UNREACHABLE = (sa.exc.OperationalError, sa.exc.InterfaceError,
+                        sa.exc.DisconnectionError, sa.exc.TimeoutError)
+# A message that could not be sent, or a call no service answered in time.
+BROKER_UNREACHABLE = (messaging.MessageDeliveryFailure, messaging.MessagingTimeout)
 
 # Cinder's handlers pass these families' messages through untouched.
 _PLAIN_MESSAGE = (exception.Invalid, exception.NotFound, exception.NotAuthorized,
-                  exception.InvalidGlobalAPIVersion, exception.RequestTooLarge)
+                  exception.InvalidGlobalAPIVersion, exception.RequestTooLarge,
+                  exception.ServiceUnavailable)
 
 
 def body(code: int, message: str) -> dict:
@@ -62,6 +73,12 @@ def from_exception(ex: Exception, method: str = '') -> tuple[int, str]:
         # string (1406) the API let through; the transaction is gone, the input is at fault.
         LOG.warning('The database refused a value: %s', ex.orig)
         return 400, DATA_ERROR
+    if isinstance(ex, DATABASE_UNREACHABLE):
+        LOG.error('Database unreachable answering %s: %s', method, getattr(ex, 'orig', None) or ex)
+        return 503, DATABASE_DOWN
+    if isinstance(ex, BROKER_UNREACHABLE):
+        LOG.error('Message broker unreachable answering %s: %s', method, ex)
+        return 503, BROKER_DOWN
     if isinstance(ex, falcon.HTTPMethodNotAllowed):
         # NOTE(405): Cinder's routes mapper matches on the method too: an unknown one is
         # no route, a 404.

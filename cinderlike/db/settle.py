@@ -28,7 +28,7 @@ class Outcome:
     *values*; *destroy* soft-deletes the row instead. *commit* and *rollback* are quota
     reservations; *release_usage* the negative deltas of a resource that is gone (skipped
     for a row that does not consume quota); *release_gb* capacity given back to the pool
-    of the (volume) row.
+    of the (volume) row. *where* adds predicates the row must still meet.
     """
 
     action: str
@@ -40,6 +40,7 @@ class Outcome:
     rollback: tuple[str, ...] = ()
     release_usage: dict[str, int] | None = None
     release_gb: float = 0
+    where: tuple = ()
 
 
 def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
@@ -48,7 +49,7 @@ def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
 
     Pass *session* to settle together with other rows (a backup and its volume).
     """
-    fence = [db_workers.held(hold)]
+    fence = [db_workers.held(hold), *outcome.where]
     with db.writer(session) as s:
         if outcome.destroy:
             in_progress = machine.table[outcome.action].in_progress

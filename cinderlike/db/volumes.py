@@ -12,6 +12,7 @@ from oslo_log import log as logging
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
 from cinderlike.db import metadata as db_metadata
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import (
     Snapshot,
     Volume,
@@ -114,8 +115,13 @@ def destroy(db, *, volume_id: str, where=(), session=None) -> bool:
 
 
 def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
-    """Soft-delete a volume no scheduler has placed yet (host NULL); False once it has one."""
-    return destroy(db, volume_id=volume_id, where=[Volume.host.is_(None)], session=session)
+    """Soft-delete a volume no scheduler has placed yet (host NULL), with the workers row its
+    create left; False once it has a host."""
+    with db.writer(session) as s:
+        if not destroy(db, volume_id=volume_id, where=[Volume.host.is_(None)], session=s):
+            return False
+        db_workers.drop_untaken(s, resource_type=MACHINE.name, resource_ids=[volume_id])
+    return True
 
 
 # --- transitions ------------------------------------------------------------
@@ -200,8 +206,11 @@ def fail_unplaced(db, *, volume_id: str | None = None, before=None, session=None
     if before is not None:
         where.append(sa.func.coalesce(Volume.updated_at, Volume.created_at) <= before)
     with db.writer(session) as s:
+        ids = list(s.scalars(sa.select(Volume.id).where(*where).with_for_update()))
         count = conditional.update(s, Volume, values={'status': states.Status.ERROR},
-                                   where=where)
+                                   where=[*where, Volume.id.in_(ids)]) if ids else 0
+        if count:
+            db_workers.drop_untaken(s, resource_type=MACHINE.name, resource_ids=ids)
     if count and volume_id is not None:
         LOG.info('Volume %s: create failed before placement, status error', volume_id)
     return count

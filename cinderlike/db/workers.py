@@ -76,6 +76,21 @@ def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
     return row, hold
 
 
+def current(db, *, resource_type: str, resource_id: str, session=None) -> Hold | None:
+    """A Hold on the resource's workers row as it stands now, for a service that settles an
+    operation no service has taken yet (the scheduler's refusals); None without a row."""
+    row = get(db, resource_type=resource_type, resource_id=resource_id, session=session)
+    return None if row is None else Hold(row.id, resource_type, resource_id, row.epoch)
+
+
+def drop_untaken(s, *, resource_type: str, resource_ids) -> None:
+    """Remove the resources' workers rows no service has taken yet (the API wrote them),
+    in the caller's transaction: their operations were settled before reaching a service."""
+    s.execute(sa.delete(Worker).where(
+        Worker.resource_type == resource_type, Worker.resource_id.in_(list(resource_ids)),
+        Worker.service_id.is_(None)).execution_options(synchronize_session=False))
+
+
 def held(hold: Hold):
     """SQL predicate: the row is still ours (nobody took it over since we did)."""
     return sa.exists().where(Worker.id == hold.id, Worker.epoch == hold.epoch)

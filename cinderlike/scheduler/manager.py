@@ -17,6 +17,7 @@ from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, rpcapi
 from cinderlike.scheduler import request as request_mod
@@ -101,8 +102,12 @@ class SchedulerManager(manager.Manager):
 
     def _extend_failed(self, context, volume, reservations, request_spec, error):
         LOG.warning('Cannot extend volume %(id)s: %(error)s', {'id': volume.id, 'error': error})
-        quota.rollback(self.db, context, reservations)
-        db_volumes.MACHINE.undo_begin(self.db, row_id=volume.id, action='extend')
+        with self.db.writer() as s:
+            if db_volumes.MACHINE.undo_begin(self.db, row_id=volume.id, action='extend',
+                                             session=s):
+                quota.rollback(self.db, context, reservations, session=s)
+                db_workers.drop_untaken(s, resource_type=db_volumes.MACHINE.name,
+                                        resource_ids=[volume.id])
         create_volume.notify_error(self.notifier, context, method='extend_volume',
                                    volume_id=volume.id, request_spec=request_spec,
                                    status=volume.previous_status, reason=error)
@@ -129,8 +134,7 @@ class SchedulerManager(manager.Manager):
         except exception.NoValidBackend as error:
             LOG.warning('Cannot create snapshot %(id)s: %(error)s',
                         {'id': snapshot_id, 'error': error})
-            if db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
-                                           error=True):
+            if self._snapshot_failed(snapshot_id):
                 messages.create(self.db, context, conf=self.conf,
                                 action=messages.Action.SNAPSHOT_CREATE,
                                 resource_type=messages.Resource.VOLUME_SNAPSHOT,
@@ -138,6 +142,16 @@ class SchedulerManager(manager.Manager):
             return
         self.volume_api.create_snapshot(context, snapshot_id=snapshot_id, host=volume.host,
                                         cluster_name=volume.cluster_name)
+
+    def _snapshot_failed(self, snapshot_id) -> bool:
+        """`error` for a snapshot create no backend takes, its workers row removed."""
+        with self.db.writer() as s:
+            if not db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
+                                               error=True, session=s):
+                return False
+            db_workers.drop_untaken(s, resource_type=db_snapshots.MACHINE.name,
+                                    resource_ids=[snapshot_id])
+        return True
 
     def create_backup(self, context, *, backup_id):
         """Cinder's: a live backup service in the volume's availability zone (the
