@@ -14,8 +14,8 @@ from cinderlike.db.models import Reservation, Worker
 from tests.unit.api.conftest import add_service
 from tests.unit.api.snapshot_fixtures import add_snapshot, nothing_held, snapshot_rows
 from tests.unit.api.volume_fixtures import (
-    RecordingRPC,
     Recorder,
+    RecordingRPC,
     action,
     add_volume,
     post,
@@ -126,7 +126,8 @@ def test_cascade_delete_whose_cast_fails_restores_the_snapshots(conf, seeded, db
                                   headers={'X-Auth-Token': 'admin:admin'})
     assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
     assert db_volumes.get(db, volume_id=volume.id).status == 'available'
-    assert {s.id: s.status for s in snapshot_rows(db)} == dict(zip(kept, ('available', 'error')))
+    assert {s.id: s.status for s in snapshot_rows(db)} == dict(
+        zip(kept, ('available', 'error'), strict=True))
     assert _workers(db) == []
 
 
