@@ -198,22 +198,25 @@ def unplaced(volume_id: str | None = None) -> list:
     return where
 
 
-def fail_unplaced(db, *, volume_id: str | None = None, before=None, session=None) -> int:
-    """`error` for a create that will not be placed (no backend fits, the cast to the
-    scheduler failed, a scheduler died placing it: *before* selects every such volume
-    unchanged since then); how many. A volume placed meanwhile is left alone."""
+def fail_unplaced(db, *, volume_id: str | None = None, before=None,
+                  session=None) -> dict[str, str]:
+    """`error` for a create that will not be placed (no backend fits, a scheduler died
+    placing it: *before* selects every such volume unchanged since then), its workers row
+    removed; {volume id: project id} of those failed. A volume placed meanwhile is left
+    alone."""
     where = unplaced(volume_id)
     if before is not None:
         where.append(sa.func.coalesce(Volume.updated_at, Volume.created_at) <= before)
     with db.writer(session) as s:
-        ids = list(s.scalars(sa.select(Volume.id).where(*where).with_for_update()))
-        count = conditional.update(s, Volume, values={'status': states.Status.ERROR},
-                                   where=[*where, Volume.id.in_(ids)]) if ids else 0
-        if count:
-            db_workers.drop_untaken(s, resource_type=MACHINE.name, resource_ids=ids)
-    if count and volume_id is not None:
+        failed = dict(s.execute(sa.select(Volume.id, Volume.project_id).where(*where)
+                                .with_for_update()).all())
+        if failed:
+            conditional.update(s, Volume, values={'status': states.Status.ERROR},
+                               where=[*where, Volume.id.in_(list(failed))])
+            db_workers.drop_untaken(s, resource_type=MACHINE.name, resource_ids=list(failed))
+    if failed and volume_id is not None:
         LOG.info('Volume %s: create failed before placement, status error', volume_id)
-    return count
+    return failed
 
 
 # --- listings ---------------------------------------------------------------

@@ -112,12 +112,15 @@ def get(db, *, resource_type: str, resource_id: str, session=None) -> Worker | N
 
 def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | None = None,
             resource_id: str | None = None, until: datetime.datetime | None = None,
-            session=None) -> list[Worker]:
+            untaken: bool = False, session=None) -> list[Worker]:
     """Rows matching a cleanup request; *until* keeps rows taken at or before that time
-    (Cinder's rule: work started after the request is not the dead service's)."""
+    (Cinder's rule: work started after the request is not the dead service's); *untaken*
+    only the rows no service has taken (the API wrote them)."""
     stmt = sa.select(Worker)
     if service_ids is not None:
         stmt = stmt.where(Worker.service_id.in_(service_ids))
+    if untaken:
+        stmt = stmt.where(Worker.service_id.is_(None))
     if resource_type is not None:
         stmt = stmt.where(sa.func.lower(Worker.resource_type) == resource_type.lower())
     if resource_id is not None:

@@ -225,7 +225,7 @@ class SchedulerManager(manager.Manager):
     def do_cleanup(self, context, *, cleanup_request):
         """Cast from work_cleanup: volumes a stopped scheduler left unplaced go to error."""
         until = cleanup_request.get('until')
-        cleanup.clean_unplaced(self.db, conf=self.conf,
+        cleanup.clean_unplaced(self.db, context, conf=self.conf,
                                until=datetime.datetime.fromisoformat(until) if until else None)
 
     @periodic(spacing_opt='message_reap_interval')
