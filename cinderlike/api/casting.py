@@ -1,26 +1,22 @@
 """cinderlike-api: send the cast that follows a request's committed writes, or undo them.
 
 Every operation that casts writes its rows first (status, quota, the workers row) in one
-transaction, then casts through send(). A cast the broker does not take (MessageDeliveryFailure
-once `rpc_send_retries` ran out, MessagingTimeout) leaves nobody to finish the operation:
-send() runs the operation's compensating transaction and answers 503, so the caller finds
-things as they were. The undo is fenced on what the request wrote (the workers row's epoch,
-the in-progress status): when it finds the operation taken up, the message did get through
-and the request stands.
+transaction, then casts through send(). A cast the broker does not take (rpc.SEND_FAILURES:
+MessageDeliveryFailure once `rpc_send_retries` ran out, MessagingTimeout, a refused
+connection) leaves nobody to finish the operation: send() runs the operation's compensating
+transaction and answers 503, so the caller finds things as they were. The undo is fenced on
+what the request wrote (the workers row's epoch, the in-progress status): when it finds the
+operation taken up, the message did get through and the request stands.
 """
 
 from collections.abc import Callable
 
-import oslo_messaging as messaging
 from oslo_log import log as logging
 
-from cinderlike import exception
+from cinderlike import exception, rpc
 from cinderlike.db import settle as db_settle
 
 LOG = logging.getLogger(__name__)
-
-# What a send that did not reach the broker (or a call nobody answered) raises.
-SEND_FAILURES = (messaging.MessageDeliveryFailure, messaging.MessagingTimeout)
 
 
 def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
@@ -34,7 +30,7 @@ def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
     """
     try:
         return cast()
-    except SEND_FAILURES as error:
+    except rpc.SEND_FAILURES as error:
         LOG.error('%(res)s %(id)s: %(what)s could not be sent (%(error)s); undoing the '
                   'request', {'res': resource, 'id': resource_id, 'what': what,
                               'error': error})

@@ -9,12 +9,11 @@ import json
 import sys
 
 import falcon
-import oslo_messaging as messaging
 import sqlalchemy as sa
 import webob.exc
 from oslo_log import log as logging
 
-from cinderlike import exception
+from cinderlike import exception, rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -39,8 +38,6 @@ BROKER_DOWN = 'Service is unavailable at this time: the message broker cannot be
 # checkout timeout); a deadlock is an OperationalError too, and a retry cures it as well.
 DATABASE_UNREACHABLE = (sa.exc.OperationalError, sa.exc.InterfaceError,
                         sa.exc.DisconnectionError, sa.exc.TimeoutError)
-# A message that could not be sent, or a call no service answered in time.
-BROKER_UNREACHABLE = (messaging.MessageDeliveryFailure, messaging.MessagingTimeout)
 
 # Cinder's handlers pass these families' messages through untouched.
 _PLAIN_MESSAGE = (exception.Invalid, exception.NotFound, exception.NotAuthorized,
@@ -76,7 +73,7 @@ def from_exception(ex: Exception, method: str = '') -> tuple[int, str]:
     if isinstance(ex, DATABASE_UNREACHABLE):
         LOG.error('Database unreachable answering %s: %s', method, getattr(ex, 'orig', None) or ex)
         return 503, DATABASE_DOWN
-    if isinstance(ex, BROKER_UNREACHABLE):
+    if isinstance(ex, rpc.SEND_FAILURES):
         LOG.error('Message broker unreachable answering %s: %s', method, ex)
         return 503, BROKER_DOWN
     if isinstance(ex, falcon.HTTPMethodNotAllowed):
