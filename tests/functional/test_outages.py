@@ -236,9 +236,9 @@ def test_the_api_answers_503_and_undoes_while_the_broker_refuses(vhost, db_url):
 
 
 @pytest.mark.postgresql
-def test_the_api_answers_503_while_the_database_is_down_and_recovers(tmp_path, records):
+def test_the_api_answers_503_while_the_database_is_down_and_recovers(records):
     assert outage.postgres_tools(), 'initdb, pg_ctl and runuser are needed'
-    with outage.PrivatePostgres(tmp_path) as server:
+    with outage.PrivatePostgres() as server:
         migration.upgrade(server.url)
         conf = _conf('fake://', server.url)
         conf.set_override('connect_timeout', 2, group='database')
