@@ -24,13 +24,14 @@ def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
     """*cast()*'s result; when it cannot be sent, *undo()* and ServiceUnavailable.
 
     *undo()* is one compensating transaction; it returns False when it found the operation
-    taken up by a service (so the message went through after all).
+    taken up by a service (so the message went through after all). Any other error of the
+    cast (a bug) is undone the same way and raised as it is (500).
 
     :raises ServiceUnavailable: the message was not sent and the request's writes are undone.
     """
     try:
         return cast()
-    except rpc.SEND_FAILURES as error:
+    except Exception as error:
         LOG.error('%(res)s %(id)s: %(what)s could not be sent (%(error)s); undoing the '
                   'request', {'res': resource, 'id': resource_id, 'what': what,
                               'error': error})
@@ -38,6 +39,8 @@ def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
             LOG.warning('%s %s: %s was taken up by a service all the same; the request '
                         'stands', resource, resource_id, what)
             return None
+        if not isinstance(error, rpc.SEND_FAILURES):
+            raise
         raise exception.ServiceUnavailable(
             'Service is unavailable at this time: the message broker cannot be reached; '
             'nothing was changed.') from error

@@ -7,10 +7,12 @@ import sqlalchemy as sa
 from falcon import testing
 
 from cinderlike.api.app import create_app
+from cinderlike.db import backups as db_backups
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import Reservation, Worker
+from tests.unit.api.backup_fixtures import add_backup
 from tests.unit.api.conftest import add_service
 from tests.unit.api.snapshot_fixtures import add_snapshot, nothing_held, snapshot_rows
 from tests.unit.api.volume_fixtures import (
@@ -23,6 +25,7 @@ from tests.unit.api.volume_fixtures import (
     volume_rows,
 )
 
+ADMIN = {'X-Auth-Token': 'admin:admin'}
 UNAVAILABLE = {'serviceUnavailable': {
     'code': 503, 'message': 'Service is unavailable at this time: the message broker cannot '
                             'be reached; nothing was changed.'}}
@@ -188,12 +191,30 @@ def test_snapshot_delete_whose_cast_fails_restores_its_status(conf, seeded, db, 
     assert _workers(db) == []
 
 
-def test_a_cast_that_raises_something_else_leaves_the_workers_row_to_the_sweeper(conf, seeded,
-                                                                                 db):
+def test_a_cast_that_raises_something_else_is_undone_too_and_answers_500(conf, seeded, db):
     client = _client(conf, seeded, scheduler=Unreachable(RuntimeError('a bug')))
     resp = post(client, {'volume': {'size': 1}})
     assert resp.status_code == 500
-    (volume,) = volume_rows(db)
-    assert volume.status == 'creating'
-    assert [(w.resource_id, w.status, w.service_id) for w in _workers(db)] == [
-        (volume.id, 'creating', None)]
+    assert volume_rows(db) == [] and _workers(db) == [] and _nothing_used(db)
+
+
+@pytest.mark.parametrize('status', ['available', 'error'])
+def test_backup_delete_whose_cast_fails_restores_status_and_host(bclient, db, brpc, status):
+    backup = add_backup(db, add_volume(db), status=status, host='gone')
+    brpc.backup = Unreachable()
+    resp = bclient.simulate_delete(f'/v3/backups/{backup.id}', headers=ADMIN)
+    assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
+    row = db_backups.get(db, backup_id=backup.id)
+    assert (row.status, row.host) == (status, 'gone')
+
+
+def test_backup_restore_whose_cast_fails_returns_backup_and_volume_available(bclient, db,
+                                                                            brpc):
+    backup = add_backup(db, add_volume(db, size=1))
+    target = add_volume(db, size=2)
+    brpc.backup = Unreachable()
+    resp = bclient.simulate_post(f'/v3/backups/{backup.id}/restore', headers=ADMIN,
+                                 json={'restore': {'volume_id': target.id}})
+    assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
+    assert db_backups.get(db, backup_id=backup.id).status == 'available'
+    assert db_volumes.get(db, volume_id=target.id).status == 'available'
