@@ -91,6 +91,22 @@ def drop_untaken(s, *, resource_type: str, resource_ids) -> None:
         Worker.service_id.is_(None)).execution_options(synchronize_session=False))
 
 
+def note_untaken(s, *, resource_type: str, resource_id: str, status: str,
+                 values: dict) -> bool | None:
+    """Add *values* to the request of the resource's workers row while no service has taken
+    it and it is still for *status*, in the caller's transaction (its row lock held to the
+    end): True; False when it was taken or settled meanwhile; None when it has no row."""
+    row = s.scalars(sa.select(Worker).where(*_where(resource_type, resource_id))
+                    .with_for_update()).first()
+    if row is None:
+        return None
+    if row.service_id is not None or row.status != status:
+        return False
+    conditional.update(s, Worker, values={'request': {**(row.request or {}), **values}},
+                       where=[Worker.id == row.id])
+    return True
+
+
 def held(hold: Hold):
     """SQL predicate: the row is still ours (nobody took it over since we did)."""
     return sa.exists().where(Worker.id == hold.id, Worker.epoch == hold.epoch)

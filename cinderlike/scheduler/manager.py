@@ -23,6 +23,7 @@ from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, rpcapi
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler.flows import create_volume
 from cinderlike.states.backups import Status as BackupStatus
+from cinderlike.states.volumes import Status
 from cinderlike.volume import rpcapi as volume_rpcapi
 
 LOG = logging.getLogger(__name__)
@@ -88,10 +89,19 @@ class SchedulerManager(manager.Manager):
             pool = self.filter_scheduler.backend_passes_filters(
                 self.host_manager.pools(fresh_claims=True), pool_name, request_spec,
                 {'new_size': new_size}, context)
-            if not db_pools.claim(self.db, pool=pool_name, size_gb=delta,
-                                  max_gb=create_volume.thick_ceiling(pool, request_spec)):
-                raise exception.NoValidBackend(
-                    reason=f'Cannot place volume {volume_id} on {pool_name}.')
+            # NOTE(lost_cast): the claim is noted in the extend's workers row in its own
+            # transaction, so a sweep of an extend lost after this point gives it back, and
+            # an extend already settled (swept) claims nothing.
+            with self.db.writer() as s:
+                if db_workers.note_untaken(
+                        s, resource_type=db_volumes.MACHINE.name, resource_id=volume_id,
+                        status=Status.EXTENDING, values={'claimed': True}) is False:
+                    LOG.info('Volume %s: extend settled before it was scheduled', volume_id)
+                    return
+                if not db_pools.claim(self.db, pool=pool_name, size_gb=delta, session=s,
+                                      max_gb=create_volume.thick_ceiling(pool, request_spec)):
+                    raise exception.NoValidBackend(
+                        reason=f'Cannot place volume {volume_id} on {pool_name}.')
         except exception.NoValidBackend as error:
             self._extend_failed(context, volume, reservations, request_spec, error)
             return

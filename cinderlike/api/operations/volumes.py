@@ -130,7 +130,8 @@ def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool)
         reservations = quota.reserve(db, ctx, conf=conf, project_id=volume.project_id,
                                      deltas=deltas, session=session)
         hold = _begin_worker(db, volume, states.Status.EXTENDING, session=session,
-                             request={'new_size': new_size, 'reservations': reservations})
+                             request={'new_size': new_size, 'reservations': reservations,
+                                      'claimed': False})
     spec = {'volume_id': volume.id, 'volume_properties': {
         'size': volume.size, 'availability_zone': volume.availability_zone,
         'project_id': volume.project_id, 'volume_type_id': vtype.id},

@@ -77,16 +77,21 @@ def test_a_row_a_service_took_is_not_swept(sweeper, db):
     assert row(db, volume.id).status == 'creating'
 
 
-def test_a_lost_extend_ends_error_extending_with_its_reservations_rolled_back(sweeper, db):
+@pytest.mark.parametrize('scheduled', [False, True])
+def test_a_lost_extend_ends_error_extending_with_reservations_and_claim_back(sweeper, db,
+                                                                            scheduled):
+    """Lost before the scheduler (nothing claimed) or after it claimed the extra 2 GB."""
     volume = add_volume(db, status='available', size=1)
     db_volumes.MACHINE.begin(db, row_id=volume.id, action='extend')
     reservations = quota.reserve(db, ctx(), conf=daemons.make_conf(), project_id=PROJECT,
                                  deltas={'gigabytes': 2})
+    if scheduled:
+        grow_claim(db, 2)
     _untaken(db, 'Volume', volume.id, 'extending', age=TIMEOUT + 5,
-             request={'new_size': 3, 'reservations': reservations})
+             request={'new_size': 3, 'reservations': reservations, 'claimed': scheduled})
     assert recovery.sweep_lost(sweeper, ctx()) == 1
     assert (row(db, volume.id).status, row(db, volume.id).size) == ('error_extending', 1)
-    assert usage(db, 'gigabytes') == (1, 0) and workers(db) == []
+    assert usage(db, 'gigabytes') == (1, 0) and workers(db) == [] and claimed(db) == 1
     assert event_ids(db) == ['VOLUME_VOLUME_007_001']
 
 
