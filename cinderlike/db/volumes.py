@@ -189,6 +189,22 @@ MACHINE = transitions.Machine(
     children=((VolumeMetadata, 'volume_id'), (VolumeAdminMetadata, 'volume_id')))
 
 
+def lock_in(session, *, volume_id: str, status: str) -> bool:
+    """Lock the live volume's row (to the end of *session*'s transaction) when it is in
+    *status*; False otherwise, nothing locked."""
+    return session.scalars(sa.select(Volume.id).where(
+        *MACHINE.live(volume_id), Volume.status == status).with_for_update()).first() is not None
+
+
+def same_placement(volume: Volume) -> sa.ColumnElement:
+    """SQL predicate: the volume is still placed as *volume* was read (host and cluster), so
+    an outcome computed from that read (which claim to give back) still applies."""
+    def same(column, value):
+        return column.is_(None) if value is None else column == value
+    return sa.and_(same(Volume.host, volume.host), same(Volume.cluster_name,
+                                                        volume.cluster_name))
+
+
 def unplaced(volume_id: str | None = None) -> list:
     """WHERE clauses of a create no scheduler placed yet: `creating`, no backend."""
     where = [Volume.deleted.is_(False), Volume.status == states.Status.CREATING,

@@ -68,6 +68,10 @@ def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
     :raises: the resource's NotFound.
     """
     with db.writer() as s:
+        # NOTE(race): the resource's row is locked first, so its status cannot change
+        # (an API undoing its request, a sweep settling it) between this check and the take.
+        s.execute(sa.select(machine.model.id).where(machine.model.id == row_id)
+                  .with_for_update())
         row = machine.get(db, row_id=row_id, session=s)
         if getattr(row, machine.column) != status:
             return row, None
@@ -105,6 +109,12 @@ def note_untaken(s, *, resource_type: str, resource_id: str, status: str,
     conditional.update(s, Worker, values={'request': {**(row.request or {}), **values}},
                        where=[Worker.id == row.id])
     return True
+
+
+def lock_held(s, *, hold: Hold) -> bool:
+    """Lock our workers row in the caller's transaction; False when it is no longer ours."""
+    return s.scalars(sa.select(Worker.id).where(Worker.id == hold.id, Worker.epoch == hold.epoch)
+                     .with_for_update()).first() is not None
 
 
 def held(hold: Hold):

@@ -91,11 +91,12 @@ class SchedulerManager(manager.Manager):
                 {'new_size': new_size}, context)
             # NOTE(lost_cast): the claim is noted in the extend's workers row in its own
             # transaction, so a sweep of an extend lost after this point gives it back, and
-            # an extend already settled (swept) claims nothing.
+            # an extend already settled (swept, a stale message) claims nothing.
             with self.db.writer() as s:
-                if db_workers.note_untaken(
-                        s, resource_type=db_volumes.MACHINE.name, resource_id=volume_id,
-                        status=Status.EXTENDING, values={'claimed': True}) is False:
+                if not db_volumes.lock_in(s, volume_id=volume_id, status=Status.EXTENDING) or \
+                        db_workers.note_untaken(
+                            s, resource_type=db_volumes.MACHINE.name, resource_id=volume_id,
+                            status=Status.EXTENDING, values={'claimed': True}) is False:
                     LOG.info('Volume %s: extend settled before it was scheduled', volume_id)
                     return
                 if not db_pools.claim(self.db, pool=pool_name, size_gb=delta, session=s,

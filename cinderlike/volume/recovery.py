@@ -161,8 +161,10 @@ def _verdict(outcome_of, message):
         settled = db_settle.settle(manager.db, machine, row=resource, hold=hold,
                                    outcome=outcome)
         if settled is db_settle.Settled.MOVED_ON:
-            # NOTE(stale): it left the status between our read and our write.
-            db_workers.finish(manager.db, hold=hold)
+            # NOTE(stale): it changed between our read and our write (left the status, or
+            # a scheduler placed it): the row goes back, and the next cleanup or sweep
+            # settles it from a fresh read (or removes it when the operation ended).
+            db_workers.give_back(manager.db, hold=hold, worker=row)
         if settled is db_settle.Settled.DONE:
             LOG.warning('%s %s: %s interrupted on service %s; settled as %s',
                         row.resource_type, resource.id, outcome.action,
@@ -197,8 +199,9 @@ def _resume(method: str):
 # rolled back, as Cinder's do_cleanup; snapshots likewise.
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
-        Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume),
-                                  _create_message),
+        Status.CREATING: _verdict(lambda volume, request: dataclasses.replace(
+            create_flow.failed(volume), where=(db_volumes.same_placement(volume),)),
+            _create_message),
         Status.DELETING: _resume('delete_volume'),
         Status.EXTENDING: _verdict(extend.failed, lambda volume: (
             messages.Resource.VOLUME, messages.Action.EXTEND_VOLUME,
