@@ -138,10 +138,10 @@ def get(db, *, resource_type: str, resource_id: str, session=None) -> Worker | N
 
 def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | None = None,
             resource_id: str | None = None, until: datetime.datetime | None = None,
-            untaken: bool = False, session=None) -> list[Worker]:
+            untaken: bool = False, limit: int | None = None, session=None) -> list[Worker]:
     """Rows matching a cleanup request; *until* keeps rows taken at or before that time
     (Cinder's rule: work started after the request is not the dead service's); *untaken*
-    only the rows no service has taken (the API wrote them)."""
+    only the rows no service has taken (the API wrote them); at most *limit*, oldest first."""
     stmt = sa.select(Worker)
     if service_ids is not None:
         stmt = stmt.where(Worker.service_id.in_(service_ids))
@@ -154,7 +154,7 @@ def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | No
     if until is not None:
         stmt = stmt.where(sa.func.coalesce(Worker.updated_at, Worker.created_at) <= until)
     with db.reader(session) as s:
-        return list(s.scalars(stmt.order_by(Worker.id)))
+        return list(s.scalars(stmt.order_by(Worker.id).limit(limit)))
 
 
 def take_over(db, *, worker: Worker, service_id: int) -> Hold | None:

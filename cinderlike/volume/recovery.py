@@ -28,6 +28,8 @@ LOG = logging.getLogger(__name__)
 
 # Rows settled side by side: a resumed delete runs the driver, which may be slow.
 MAX_PARALLEL = 8
+# Rows one sweep looks at; the next sweep takes the rest.
+SWEEP_BATCH = 500
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +73,8 @@ def sweep_lost(manager, ctx) -> int:
     delete is resumed only by a service of the resource's backend, which has the driver.
     """
     cutoff = utcnow() - datetime.timedelta(seconds=manager.conf.lost_operation_timeout)
-    rows = [row for row in db_workers.get_all(manager.db, untaken=True, until=cutoff)
+    rows = [row for row in db_workers.get_all(manager.db, untaken=True, until=cutoff,
+                                              limit=SWEEP_BATCH)
             if _sweepable(manager, row)]
     taken = _take_and_settle(manager, ctx, rows)
     if taken:
