@@ -443,6 +443,14 @@ class NoEnabledBackends(Invalid):
                'Using DEFAULT section to configure drivers is not supported.')
 
 
+class ServiceUnavailable(CinderlikeException):
+    """A service the request needs (the message broker, the database) cannot be reached now;
+    what the request wrote was undone (503)."""
+    msg_fmt = 'Service is unavailable at this time.'
+    code = 503
+    safe = True
+
+
 class RPCTimeout(CinderlikeException):
     """A backend did not answer an API-side RPC call in time (502, as Cinder)."""
     msg_fmt = 'Timeout while requesting capabilities from backend %(service)s.'

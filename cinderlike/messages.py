@@ -105,15 +105,17 @@ def user_message(action_id: str | None, detail_id_: str | None) -> str:
 
 def create(db, ctx, *, conf, action: tuple[str, str], resource_type: str = Resource.VOLUME,
            resource_uuid: str | None = None, detail: tuple[str, str] | None = None,
-           exception: Exception | None = None, level: str = 'ERROR') -> None:
-    """Record a user message for *ctx*'s project, kept `message_ttl` seconds.
+           exception: Exception | None = None, level: str = 'ERROR',
+           project_id: str | None = None) -> None:
+    """Record a user message for *ctx*'s project (or *project_id*: the resource's, when an
+    admin context of a cleanup decides), kept `message_ttl` seconds.
 
     Never raises: a message that cannot be written must not turn a handled failure into a
     new one (Cinder logs and carries on too).
     """
     the_detail = detail_id(exception, detail)
     row = {
-        'project_id': ctx.project_id, 'request_id': ctx.request_id,
+        'project_id': project_id or ctx.project_id, 'request_id': ctx.request_id,
         'resource_type': resource_type, 'resource_uuid': resource_uuid,
         'action_id': action[0], 'detail_id': the_detail, 'message_level': level,
         'event_id': f'VOLUME_{resource_type}_{action[0]}_{the_detail}',

@@ -265,10 +265,10 @@ def _check_size(limit: int, size: int) -> None:
         raise exception.VolumeSizeExceedsLimit(size=size, limit=limit)
 
 
-def check_volume_size(db, *, conf, project_id: str, size: int) -> None:
+def check_volume_size(db, *, conf, project_id: str, size: int, session=None) -> None:
     """Cinder's limit_check of per_volume_gigabytes.
 
     :raises VolumeSizeExceedsLimit: (413) when *size* is above the project's limit.
     """
-    _check_size(_limits(conf, db, project_id, ['per_volume_gigabytes'])['per_volume_gigabytes'],
-                size)
+    _check_size(_limits(conf, db, project_id, ['per_volume_gigabytes'],
+                        session=session)['per_volume_gigabytes'], size)

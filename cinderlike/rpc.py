@@ -7,14 +7,22 @@ Topics follow Cinder's so a reader of Cinder's docs finds the queues they expect
 
 import threading
 
+import amqp.exceptions
+import kombu.exceptions
 import oslo_messaging as messaging
 
 from cinderlike import context as context_mod
-from cinderlike import exception
+from cinderlike import exception, rpc_backoff
 
 SCHEDULER_TOPIC = 'cinder-scheduler'
 VOLUME_TOPIC = 'cinder-volume'
 BACKUP_TOPIC = 'cinder-backup'
+
+# What sending raises when the broker cannot be reached or no service answered a call in
+# time. NOTE(new_connection): a send that has to open a connection while the broker refuses
+# it (530 NOT_ALLOWED) gets py-amqp's or kombu's own error, not MessageDeliveryFailure.
+SEND_FAILURES = (messaging.MessageDeliveryFailure, messaging.MessagingTimeout,
+                 amqp.exceptions.AMQPError, kombu.exceptions.KombuError)
 
 # NOTE(transport): the fake driver keeps its queues inside the transport object, so every
 # service of cinderlike-all must share one transport for their messages to meet. One
@@ -26,6 +34,7 @@ _LOCK = threading.Lock()
 
 def get_transport(conf):
     """The process-wide RPC transport for `[DEFAULT] transport_url`."""
+    rpc_backoff.install()
     with _LOCK:
         key = (id(conf), conf.transport_url)
         if key not in _TRANSPORTS:
@@ -70,11 +79,16 @@ class ContextSerializer(messaging.Serializer):
         return context_mod.RequestContext.from_dict(ctxt)
 
 
-def get_client(conf, *, topic, version, server=None, fanout=False, version_cap=None):
-    """An RPC client on *topic*; rpcapi modules wrap it with named methods."""
+def get_client(conf, *, topic, version, server=None, fanout=False, version_cap=None,
+               retry=None):
+    """An RPC client on *topic*; rpcapi modules wrap it with named methods.
+
+    *retry* bounds how often a send is tried again while the broker cannot be reached
+    (None: until it can, oslo.messaging's default); then MessageDeliveryFailure.
+    """
     target = messaging.Target(topic=topic, version=version, server=server, fanout=fanout)
     return messaging.get_rpc_client(get_transport(conf), target, version_cap=version_cap,
-                                    serializer=ContextSerializer())
+                                    serializer=ContextSerializer(), retry=retry)
 
 
 def get_server(conf, *, topic, server, endpoints, version, fanout=False):

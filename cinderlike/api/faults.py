@@ -13,7 +13,7 @@ import sqlalchemy as sa
 import webob.exc
 from oslo_log import log as logging
 
-from cinderlike import exception
+from cinderlike import exception, rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -31,10 +31,18 @@ _FAULT_NAMES = {
 }
 
 DATA_ERROR = 'Invalid input received: a value is out of range or too long for its field.'
+DATABASE_DOWN = 'Service is unavailable at this time: the database cannot be reached.'
+BROKER_DOWN = 'Service is unavailable at this time: the message broker cannot be reached.'
+
+# NOTE(outage): what a database that is down or cut off raises (refused, reset, the pool's
+# checkout timeout); a deadlock is an OperationalError too, and a retry cures it as well.
+DATABASE_UNREACHABLE = (sa.exc.OperationalError, sa.exc.InterfaceError,
+                        sa.exc.DisconnectionError, sa.exc.TimeoutError)
 
 # Cinder's handlers pass these families' messages through untouched.
 _PLAIN_MESSAGE = (exception.Invalid, exception.NotFound, exception.NotAuthorized,
-                  exception.InvalidGlobalAPIVersion, exception.RequestTooLarge)
+                  exception.InvalidGlobalAPIVersion, exception.RequestTooLarge,
+                  exception.ServiceUnavailable)
 
 
 def body(code: int, message: str) -> dict:
@@ -62,6 +70,12 @@ def from_exception(ex: Exception, method: str = '') -> tuple[int, str]:
         # string (1406) the API let through; the transaction is gone, the input is at fault.
         LOG.warning('The database refused a value: %s', ex.orig)
         return 400, DATA_ERROR
+    if isinstance(ex, DATABASE_UNREACHABLE):
+        LOG.error('Database unreachable answering %s: %s', method, getattr(ex, 'orig', None) or ex)
+        return 503, DATABASE_DOWN
+    if isinstance(ex, rpc.SEND_FAILURES):
+        LOG.error('Message broker unreachable answering %s: %s', method, ex)
+        return 503, BROKER_DOWN
     if isinstance(ex, falcon.HTTPMethodNotAllowed):
         # NOTE(405): Cinder's routes mapper matches on the method too: an unknown one is
         # no route, a 404.

@@ -13,6 +13,7 @@ import datetime
 
 from oslo_log import log as logging
 
+from cinderlike import messages
 from cinderlike.backup import create, delete
 from cinderlike.db import backups as db_backups
 from cinderlike.db import settle as db_settle
@@ -23,34 +24,47 @@ from cinderlike.states import backups as states
 LOG = logging.getLogger(__name__)
 
 S = states.Status
+DONE = db_settle.Settled.DONE
 
 INTERRUPTED = 'The backup service stopped while the operation ran.'
+
+
+def _failed(manager, ctx, backup, action) -> None:
+    """The user message of a backup operation a cleanup ended in failure."""
+    messages.create(manager.db, ctx, conf=manager.conf, action=action,
+                    resource_type=messages.Resource.VOLUME_BACKUP, resource_uuid=backup.id,
+                    detail=messages.Detail.UNKNOWN_ERROR, project_id=backup.project_id)
 
 
 def _creating(manager, ctx, backup, hold) -> None:
     volume = db_volumes.get_any(manager.db, volume_id=backup.volume_id)
     if volume is not None:
         create.remove_temporary(manager, ctx, backup, volume)
-    create.settle(manager, backup, hold, db_settle.Outcome(
-        action='create', error=True, values={'fail_reason': INTERRUPTED}))
+    if create.settle(manager, backup, hold, db_settle.Outcome(
+            action='create', error=True, values={'fail_reason': INTERRUPTED})) is DONE:
+        _failed(manager, ctx, backup, messages.Action.BACKUP_CREATE)
 
 
 def _restoring(manager, ctx, backup, hold) -> None:
     with manager.db.writer() as s:
         settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
                                    outcome=db_settle.Outcome(action='restore'), session=s)
-        if settled is db_settle.Settled.DONE and backup.restore_volume_id:
+        if settled is DONE and backup.restore_volume_id:
             db_volumes.MACHINE.finish(manager.db, row_id=backup.restore_volume_id,
                                       action='restore_backup', error=True, session=s)
+    if settled is DONE and backup.restore_volume_id:
+        _failed(manager, ctx, backup, messages.Action.BACKUP_RESTORE)
 
 
 def _deleting(manager, ctx, backup, hold) -> None:
     if backup.host not in (None, manager.host):
         # NOTE(posix): another host's objects may be out of our reach: the backup goes
         # to `error`, so its owner (or an operator) deletes it again.
-        db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
-                         outcome=db_settle.Outcome(action='delete', error=True,
-                                                   values={'fail_reason': INTERRUPTED}))
+        if db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
+                            outcome=db_settle.Outcome(action='delete', error=True,
+                                                      values={'fail_reason': INTERRUPTED})
+                            ) is DONE:
+            _failed(manager, ctx, backup, messages.Action.BACKUP_DELETE)
         return
     # NOTE(resume): delete_backup takes the row again (a new epoch) and settles it.
     delete.delete_backup(manager, ctx, backup_id=backup.id)

@@ -52,8 +52,9 @@ class BackupAPI:
 
     RPC_API_VERSION = RPC_API_VERSION
 
-    def __init__(self, conf):
-        self.client = rpc.get_client(conf, topic=rpc.BACKUP_TOPIC, version=RPC_API_VERSION)
+    def __init__(self, conf, *, retry=None):
+        self.client = rpc.get_client(conf, topic=rpc.BACKUP_TOPIC, version=RPC_API_VERSION,
+                                     retry=retry)
 
     def _to(self, host: str):
         return self.client.prepare(server=host, version='1.1')

@@ -40,6 +40,10 @@ OPTS = [
                help='The validation regex for project ids in URLs (/v3/{project_id}/...): '
                     'a path whose project segment does not match is no route (404). The '
                     'default matches the ids Keystone makes.'),
+    cfg.IntOpt('rpc_send_retries', default=2, min=-1,
+               help='How many times cinderlike-api tries again to send an RPC message while '
+                    'the message broker cannot be reached, before it undoes what the request '
+                    'wrote and answers 503 (-1: until it can, which holds the request).'),
     cfg.StrOpt('public_endpoint',
                help='Base URL used in links of API responses, when the API sits behind a '
                     'proxy; the request URL is used otherwise.'),

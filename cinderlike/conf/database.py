@@ -15,6 +15,10 @@ OPTS = [
                help='Connections allowed beyond max_pool_size under load.'),
     cfg.IntOpt('pool_timeout', default=30, min=1,
                help='Seconds to wait for a pooled connection.'),
+    cfg.IntOpt('connect_timeout', default=10, min=1,
+               help='Seconds to wait for a new connection to the database server (ignored '
+                    'for SQLite). While the server cannot be reached the API answers 503 '
+                    'once it has waited this long, so keep it below rpc_response_timeout.'),
     cfg.IntOpt('connection_recycle_time', default=3600, min=1,
                help='Seconds after which a pooled connection is replaced.'),
     cfg.BoolOpt('connection_debug', default=False,

@@ -166,6 +166,20 @@ def fail_unscheduled(db, *, backup: Backup, reason: str) -> bool:
     return True
 
 
+def undo_create(db, *, backup: Backup, deltas: dict[str, int]) -> bool:
+    """Undo a create whose cast was not sent: the row removed, its source back where it
+    was and *deltas* (what the create consumed) taken off the usage, in one transaction;
+    False when a service took it meanwhile (it has a host, or left `creating`)."""
+    with db.writer() as s:
+        if not MACHINE.destroy(db, row_id=backup.id, session=s,
+                               where=[Backup.status == S.CREATING, Backup.host.is_(None)]):
+            return False
+        release_source(db, backup=backup, session=s)
+        db_reservations.release(db, project_id=backup.project_id, session=s,
+                                deltas={resource: -n for resource, n in deltas.items()})
+    return True
+
+
 def create_import(db, *, backup_id: str, values: dict, reserve) -> Backup:
     """Insert (or revive a soft-deleted row with the same id) an imported backup
     `creating`, its quota reserved and committed in the same transaction.

@@ -21,16 +21,23 @@ def _engine_args(url, dbconf):
         if url.database in (None, '', ':memory:'):
             args['poolclass'] = sa.pool.StaticPool
         return url, args
+    connect_args = {}
     if dbconf is not None:
         args.update(pool_size=dbconf.max_pool_size, max_overflow=dbconf.max_overflow,
                     pool_timeout=dbconf.pool_timeout,
                     pool_recycle=dbconf.connection_recycle_time)
+        # NOTE(outage): a server that drops packets would hold a request for the TCP
+        # connect timeout (minutes); both drivers name this connect argument alike.
+        if 'connect_timeout' not in url.query:
+            connect_args['connect_timeout'] = dbconf.connect_timeout
     if url.get_backend_name() == 'mysql':
         # NOTE(pymysql): PyMySQL >= 1.2 builds a TLS context per connection unless told
         # otherwise, ~50 ms of CPU each; TLS is asked for explicitly in the URL when wanted.
         if 'ssl' not in url.query and 'ssl_ca' not in url.query:
-            args['connect_args'] = {'ssl_disabled': True}
+            connect_args['ssl_disabled'] = True
         args['isolation_level'] = 'READ COMMITTED'
+    if connect_args:
+        args['connect_args'] = connect_args
     return url, args
 
 

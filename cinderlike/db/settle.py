@@ -9,6 +9,8 @@ whose row was taken over writes nothing, and the take-over's owner settles inste
 import dataclasses
 import enum
 
+import sqlalchemy as sa
+
 from cinderlike.db import pools as db_pools
 from cinderlike.db import reservations as db_reservations
 from cinderlike.db import workers as db_workers
@@ -28,7 +30,7 @@ class Outcome:
     *values*; *destroy* soft-deletes the row instead. *commit* and *rollback* are quota
     reservations; *release_usage* the negative deltas of a resource that is gone (skipped
     for a row that does not consume quota); *release_gb* capacity given back to the pool
-    of the (volume) row.
+    of the (volume) row. *where* adds predicates the row must still meet.
     """
 
     action: str
@@ -40,6 +42,7 @@ class Outcome:
     rollback: tuple[str, ...] = ()
     release_usage: dict[str, int] | None = None
     release_gb: float = 0
+    where: tuple = ()
 
 
 def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
@@ -48,17 +51,16 @@ def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
 
     Pass *session* to settle together with other rows (a backup and its volume).
     """
-    fence = [db_workers.held(hold)]
+    fence = [db_workers.held(hold), *outcome.where]
     with db.writer(session) as s:
-        if outcome.destroy:
-            in_progress = machine.table[outcome.action].in_progress
-            done = machine.destroy(
-                db, row_id=row.id, values=outcome.values, session=s,
-                where=[getattr(machine.model, machine.column) == in_progress, *fence])
-        else:
-            done = machine.finish(db, row_id=row.id, action=outcome.action,
-                                  error=outcome.error, status=outcome.status,
-                                  values=outcome.values, where=fence, session=s)
+        # NOTE(race): the resource's row, then the workers row, locked in the order a
+        # service taking the operation (workers.begin_for) locks them: PostgreSQL re-checks
+        # a row it waited for without re-running the UPDATE's EXISTS, so the fence must
+        # read the workers row after the taker committed.
+        s.execute(sa.select(machine.model.id).where(machine.model.id == row.id)
+                  .with_for_update())
+        done = db_workers.lock_held(s, hold=hold) and _write_status(db, machine, row,
+                                                                     outcome, fence, s)
         if done:
             _side_effects(db, row, outcome, s)
             db_workers.finish(db, hold=hold, session=s)
@@ -67,6 +69,16 @@ def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
     if db_workers.fenced(db, hold=hold, operation=outcome.action):
         return Settled.FENCED
     return Settled.MOVED_ON
+
+
+def _write_status(db, machine, row, outcome: Outcome, fence, s) -> bool:
+    if outcome.destroy:
+        in_progress = machine.table[outcome.action].in_progress
+        return machine.destroy(
+            db, row_id=row.id, values=outcome.values, session=s,
+            where=[getattr(machine.model, machine.column) == in_progress, *fence])
+    return machine.finish(db, row_id=row.id, action=outcome.action, error=outcome.error,
+                          status=outcome.status, values=outcome.values, where=fence, session=s)
 
 
 def _side_effects(db, row, outcome: Outcome, s) -> None:

@@ -110,9 +110,9 @@ def report_status(db, *, snapshot_id: str, expected: str, values: dict) -> bool:
     return bool(count)
 
 
-def begin_cascade(db, *, volume_id: str, force: bool, session) -> int:
+def begin_cascade(db, *, volume_id: str, force: bool, session) -> dict[str, str]:
     """Every live snapshot of a volume whose cascade delete began → `deleting`, in the
-    volume's transaction; how many.
+    volume's transaction; {snapshot id: the status it left} (for undo_cascade).
 
     :raises InvalidVolume: when one of them may not be deleted (the transaction rolls back,
         so the volume keeps its status too).
@@ -121,12 +121,34 @@ def begin_cascade(db, *, volume_id: str, force: bool, session) -> int:
              Snapshot.group_snapshot_id.is_(None)]
     if not force:
         where.append(Snapshot.status.in_(states.CASCADE_FROM))
+    # NOTE(race): the volume's row lock (its delete's guards) keeps the set still.
+    left = dict(session.execute(sa.select(Snapshot.id, Snapshot.status).where(*where)).all())
     count = conditional.update(session, Snapshot, values={'status': states.Status.DELETING},
                                where=where)
     live = len(of_volume(db, volume_id=volume_id, session=session))
     if count != live:
         raise exception.InvalidVolume(reason='Failed to update snapshot.')
-    return count
+    return left
+
+
+def begin_delete(db, *, snapshot_id: str, action: str, session) -> tuple[Snapshot, str]:
+    """Begin *action* (a delete) on the snapshot; (row, the status it left), read under the
+    row's lock so undoing it restores exactly that (snapshots keep no previous_status).
+
+    :raises SnapshotNotFound, InvalidSnapshot:
+    """
+    left = session.scalars(sa.select(Snapshot.status).where(*MACHINE.live(snapshot_id))
+                           .with_for_update()).first()
+    return MACHINE.begin(db, row_id=snapshot_id, action=action, session=session), left
+
+
+def undo_cascade(db, *, statuses: dict[str, str], session) -> None:
+    """Return snapshots a cascade delete moved to `deleting` to *statuses* (what
+    begin_cascade answered), in the volume's undo transaction."""
+    for snapshot_id, status in statuses.items():
+        conditional.update(session, Snapshot, values={'status': status},
+                           where=[*MACHINE.live(snapshot_id),
+                                  Snapshot.status == states.Status.DELETING])
 
 
 def set_volume_type(db, *, volume_id: str, volume_type_id: str, session=None) -> int:

@@ -12,6 +12,7 @@ from oslo_log import log as logging
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
 from cinderlike.db import metadata as db_metadata
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import (
     Snapshot,
     Volume,
@@ -114,8 +115,13 @@ def destroy(db, *, volume_id: str, where=(), session=None) -> bool:
 
 
 def destroy_unscheduled(db, *, volume_id: str, session=None) -> bool:
-    """Soft-delete a volume no scheduler has placed yet (host NULL); False once it has one."""
-    return destroy(db, volume_id=volume_id, where=[Volume.host.is_(None)], session=session)
+    """Soft-delete a volume no scheduler has placed yet (host NULL), with the workers row its
+    create left; False once it has a host."""
+    with db.writer(session) as s:
+        if not destroy(db, volume_id=volume_id, where=[Volume.host.is_(None)], session=s):
+            return False
+        db_workers.drop_untaken(s, resource_type=MACHINE.name, resource_ids=[volume_id])
+    return True
 
 
 # --- transitions ------------------------------------------------------------
@@ -183,6 +189,22 @@ MACHINE = transitions.Machine(
     children=((VolumeMetadata, 'volume_id'), (VolumeAdminMetadata, 'volume_id')))
 
 
+def lock_in(session, *, volume_id: str, status: str) -> bool:
+    """Lock the live volume's row (to the end of *session*'s transaction) when it is in
+    *status*; False otherwise, nothing locked."""
+    return session.scalars(sa.select(Volume.id).where(
+        *MACHINE.live(volume_id), Volume.status == status).with_for_update()).first() is not None
+
+
+def same_placement(volume: Volume) -> sa.ColumnElement:
+    """SQL predicate: the volume is still placed as *volume* was read (host and cluster), so
+    an outcome computed from that read (which claim to give back) still applies."""
+    def same(column, value):
+        return column.is_(None) if value is None else column == value
+    return sa.and_(same(Volume.host, volume.host), same(Volume.cluster_name,
+                                                        volume.cluster_name))
+
+
 def unplaced(volume_id: str | None = None) -> list:
     """WHERE clauses of a create no scheduler placed yet: `creating`, no backend."""
     where = [Volume.deleted.is_(False), Volume.status == states.Status.CREATING,
@@ -192,19 +214,25 @@ def unplaced(volume_id: str | None = None) -> list:
     return where
 
 
-def fail_unplaced(db, *, volume_id: str | None = None, before=None, session=None) -> int:
-    """`error` for a create that will not be placed (no backend fits, the cast to the
-    scheduler failed, a scheduler died placing it: *before* selects every such volume
-    unchanged since then); how many. A volume placed meanwhile is left alone."""
+def fail_unplaced(db, *, volume_id: str | None = None, before=None,
+                  session=None) -> dict[str, str]:
+    """`error` for a create that will not be placed (no backend fits, a scheduler died
+    placing it: *before* selects every such volume unchanged since then), its workers row
+    removed; {volume id: project id} of those failed. A volume placed meanwhile is left
+    alone."""
     where = unplaced(volume_id)
     if before is not None:
         where.append(sa.func.coalesce(Volume.updated_at, Volume.created_at) <= before)
     with db.writer(session) as s:
-        count = conditional.update(s, Volume, values={'status': states.Status.ERROR},
-                                   where=where)
-    if count and volume_id is not None:
+        failed = dict(s.execute(sa.select(Volume.id, Volume.project_id).where(*where)
+                                .with_for_update()).all())
+        if failed:
+            conditional.update(s, Volume, values={'status': states.Status.ERROR},
+                               where=[*where, Volume.id.in_(list(failed))])
+            db_workers.drop_untaken(s, resource_type=MACHINE.name, resource_ids=list(failed))
+    if failed and volume_id is not None:
         LOG.info('Volume %s: create failed before placement, status error', volume_id)
-    return count
+    return failed
 
 
 # --- listings ---------------------------------------------------------------

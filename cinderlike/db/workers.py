@@ -68,12 +68,53 @@ def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
     :raises: the resource's NotFound.
     """
     with db.writer() as s:
+        # NOTE(race): the resource's row is locked first, so its status cannot change
+        # (an API undoing its request, a sweep settling it) between this check and the take.
+        s.execute(sa.select(machine.model.id).where(machine.model.id == row_id)
+                  .with_for_update())
         row = machine.get(db, row_id=row_id, session=s)
         if getattr(row, machine.column) != status:
             return row, None
         hold = begin(db, resource_type=machine.name, resource_id=row_id, status=status,
                      service_id=service_id, request=request, session=s)
     return row, hold
+
+
+def current(db, *, resource_type: str, resource_id: str, session=None) -> Hold | None:
+    """A Hold on the resource's workers row as it stands now, for a service that settles an
+    operation no service has taken yet (the scheduler's refusals); None without a row."""
+    row = get(db, resource_type=resource_type, resource_id=resource_id, session=session)
+    return None if row is None else Hold(row.id, resource_type, resource_id, row.epoch)
+
+
+def drop_untaken(s, *, resource_type: str, resource_ids) -> None:
+    """Remove the resources' workers rows no service has taken yet (the API wrote them),
+    in the caller's transaction: their operations were settled before reaching a service."""
+    s.execute(sa.delete(Worker).where(
+        Worker.resource_type == resource_type, Worker.resource_id.in_(list(resource_ids)),
+        Worker.service_id.is_(None)).execution_options(synchronize_session=False))
+
+
+def note_untaken(s, *, resource_type: str, resource_id: str, status: str,
+                 values: dict) -> bool | None:
+    """Add *values* to the request of the resource's workers row while no service has taken
+    it and it is still for *status*, in the caller's transaction (its row lock held to the
+    end): True; False when it was taken or settled meanwhile; None when it has no row."""
+    row = s.scalars(sa.select(Worker).where(*_where(resource_type, resource_id))
+                    .with_for_update()).first()
+    if row is None:
+        return None
+    if row.service_id is not None or row.status != status:
+        return False
+    conditional.update(s, Worker, values={'request': {**(row.request or {}), **values}},
+                       where=[Worker.id == row.id])
+    return True
+
+
+def lock_held(s, *, hold: Hold) -> bool:
+    """Lock our workers row in the caller's transaction; False when it is no longer ours."""
+    return s.scalars(sa.select(Worker.id).where(Worker.id == hold.id, Worker.epoch == hold.epoch)
+                     .with_for_update()).first() is not None
 
 
 def held(hold: Hold):
@@ -97,12 +138,15 @@ def get(db, *, resource_type: str, resource_id: str, session=None) -> Worker | N
 
 def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | None = None,
             resource_id: str | None = None, until: datetime.datetime | None = None,
-            session=None) -> list[Worker]:
+            untaken: bool = False, limit: int | None = None, session=None) -> list[Worker]:
     """Rows matching a cleanup request; *until* keeps rows taken at or before that time
-    (Cinder's rule: work started after the request is not the dead service's)."""
+    (Cinder's rule: work started after the request is not the dead service's); *untaken*
+    only the rows no service has taken (the API wrote them); at most *limit*, oldest first."""
     stmt = sa.select(Worker)
     if service_ids is not None:
         stmt = stmt.where(Worker.service_id.in_(service_ids))
+    if untaken:
+        stmt = stmt.where(Worker.service_id.is_(None))
     if resource_type is not None:
         stmt = stmt.where(sa.func.lower(Worker.resource_type) == resource_type.lower())
     if resource_id is not None:
@@ -110,7 +154,7 @@ def get_all(db, *, service_ids: list[int] | None = None, resource_type: str | No
     if until is not None:
         stmt = stmt.where(sa.func.coalesce(Worker.updated_at, Worker.created_at) <= until)
     with db.reader(session) as s:
-        return list(s.scalars(stmt.order_by(Worker.id)))
+        return list(s.scalars(stmt.order_by(Worker.id).limit(limit)))
 
 
 def take_over(db, *, worker: Worker, service_id: int) -> Hold | None:

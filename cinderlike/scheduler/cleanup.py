@@ -11,7 +11,7 @@ import datetime
 
 from oslo_log import log as logging
 
-from cinderlike import exception
+from cinderlike import exception, messages
 from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
@@ -92,11 +92,17 @@ def distribute(db, *, conf, request: dict, volume_api, scheduler_api, backup_api
     return cleaning, unavailable
 
 
-def clean_unplaced(db, *, conf, until: datetime.datetime | None) -> int:
-    """`error` for volumes still `creating` without a backend well before *until*: no live
-    scheduler takes service_down_time to place one, so a dead scheduler dropped them."""
+def clean_unplaced(db, ctx, *, conf, until: datetime.datetime | None) -> int:
+    """`error`, with a user message each, for volumes still `creating` without a backend
+    well before *until*: no live scheduler takes service_down_time to place one, so a dead
+    scheduler dropped them."""
     cutoff = (until or utcnow()) - datetime.timedelta(seconds=conf.service_down_time)
-    count = db_volumes.fail_unplaced(db, before=cutoff)
-    if count:
-        LOG.warning('Set %d volumes left unplaced by a stopped scheduler to error', count)
-    return count
+    failed = db_volumes.fail_unplaced(db, before=cutoff)
+    for volume_id, project_id in failed.items():
+        messages.create(db, ctx, conf=conf, action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
+                        resource_uuid=volume_id, detail=messages.Detail.UNKNOWN_ERROR,
+                        project_id=project_id)
+    if failed:
+        LOG.warning('Set %d volumes left unplaced by a stopped scheduler to error',
+                    len(failed))
+    return len(failed)

@@ -17,11 +17,13 @@ from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.periodic import periodic
 from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, migrations, rpcapi
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler.flows import create_volume
 from cinderlike.states.backups import Status as BackupStatus
+from cinderlike.states.volumes import Status
 from cinderlike.volume import rpcapi as volume_rpcapi
 
 LOG = logging.getLogger(__name__)
@@ -87,10 +89,20 @@ class SchedulerManager(manager.Manager):
             pool = self.filter_scheduler.backend_passes_filters(
                 self.host_manager.pools(fresh_claims=True), pool_name, request_spec,
                 {'new_size': new_size}, context)
-            if not db_pools.claim(self.db, pool=pool_name, size_gb=delta,
-                                  max_gb=create_volume.thick_ceiling(pool, request_spec)):
-                raise exception.NoValidBackend(
-                    reason=f'Cannot place volume {volume_id} on {pool_name}.')
+            # NOTE(lost_cast): the claim is noted in the extend's workers row in its own
+            # transaction, so a sweep of an extend lost after this point gives it back, and
+            # an extend already settled (swept, a stale message) claims nothing.
+            with self.db.writer() as s:
+                if not db_volumes.lock_in(s, volume_id=volume_id, status=Status.EXTENDING) or \
+                        db_workers.note_untaken(
+                            s, resource_type=db_volumes.MACHINE.name, resource_id=volume_id,
+                            status=Status.EXTENDING, values={'claimed': True}) is False:
+                    LOG.info('Volume %s: extend settled before it was scheduled', volume_id)
+                    return
+                if not db_pools.claim(self.db, pool=pool_name, size_gb=delta, session=s,
+                                      max_gb=create_volume.thick_ceiling(pool, request_spec)):
+                    raise exception.NoValidBackend(
+                        reason=f'Cannot place volume {volume_id} on {pool_name}.')
         except exception.NoValidBackend as error:
             self._extend_failed(context, volume, reservations, request_spec, error)
             return
@@ -101,8 +113,12 @@ class SchedulerManager(manager.Manager):
 
     def _extend_failed(self, context, volume, reservations, request_spec, error):
         LOG.warning('Cannot extend volume %(id)s: %(error)s', {'id': volume.id, 'error': error})
-        quota.rollback(self.db, context, reservations)
-        db_volumes.MACHINE.undo_begin(self.db, row_id=volume.id, action='extend')
+        with self.db.writer() as s:
+            if db_volumes.MACHINE.undo_begin(self.db, row_id=volume.id, action='extend',
+                                             session=s):
+                quota.rollback(self.db, context, reservations, session=s)
+                db_workers.drop_untaken(s, resource_type=db_volumes.MACHINE.name,
+                                        resource_ids=[volume.id])
         create_volume.notify_error(self.notifier, context, method='extend_volume',
                                    volume_id=volume.id, request_spec=request_spec,
                                    status=volume.previous_status, reason=error)
@@ -141,8 +157,7 @@ class SchedulerManager(manager.Manager):
         except exception.NoValidBackend as error:
             LOG.warning('Cannot create snapshot %(id)s: %(error)s',
                         {'id': snapshot_id, 'error': error})
-            if db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
-                                           error=True):
+            if self._snapshot_failed(snapshot_id):
                 messages.create(self.db, context, conf=self.conf,
                                 action=messages.Action.SNAPSHOT_CREATE,
                                 resource_type=messages.Resource.VOLUME_SNAPSHOT,
@@ -150,6 +165,16 @@ class SchedulerManager(manager.Manager):
             return
         self.volume_api.create_snapshot(context, snapshot_id=snapshot_id, host=volume.host,
                                         cluster_name=volume.cluster_name)
+
+    def _snapshot_failed(self, snapshot_id) -> bool:
+        """`error` for a snapshot create no backend takes, its workers row removed."""
+        with self.db.writer() as s:
+            if not db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
+                                               error=True, session=s):
+                return False
+            db_workers.drop_untaken(s, resource_type=db_snapshots.MACHINE.name,
+                                    resource_ids=[snapshot_id])
+        return True
 
     def create_backup(self, context, *, backup_id):
         """Cinder's: a live backup service in the volume's availability zone (the
@@ -223,7 +248,7 @@ class SchedulerManager(manager.Manager):
     def do_cleanup(self, context, *, cleanup_request):
         """Cast from work_cleanup: volumes a stopped scheduler left unplaced go to error."""
         until = cleanup_request.get('until')
-        cleanup.clean_unplaced(self.db, conf=self.conf,
+        cleanup.clean_unplaced(self.db, context, conf=self.conf,
                                until=datetime.datetime.fromisoformat(until) if until else None)
 
     @periodic(spacing_opt='message_reap_interval')

@@ -39,8 +39,9 @@ class SchedulerAPI:
 
     RPC_API_VERSION = RPC_API_VERSION
 
-    def __init__(self, conf):
-        self.client = rpc.get_client(conf, topic=rpc.SCHEDULER_TOPIC, version=RPC_API_VERSION)
+    def __init__(self, conf, *, retry=None):
+        self.client = rpc.get_client(conf, topic=rpc.SCHEDULER_TOPIC, version=RPC_API_VERSION,
+                                     retry=retry)
 
     def update_service_capabilities(self, ctxt, *, service_name, host, capabilities,
                                     cluster_name, timestamp, sequence):

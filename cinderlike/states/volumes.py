@@ -111,21 +111,27 @@ TRANSITIONS: dict[str, Transition] = dict(
     # the offer undoes it back to `available`.
     transfer=Transition(frozenset({S.AVAILABLE}), S.AWAITING_TRANSFER, S.AVAILABLE,
                         S.AVAILABLE),
+    # NOTE(undo): a delete saves the status it left, so an API whose cast could not be
+    # sent puts the volume back where it was.
     delete=Transition(
         frozenset(DELETABLE), S.DELETING, None, S.ERROR_DELETING,
-        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
+        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group'),
+        saves_previous=True),
     force_delete=Transition(
         ANY, S.DELETING, None, S.ERROR_DELETING,
-        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
+        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group'),
+        saves_previous=True),
     # DELETE ?cascade=true: the snapshots go first (all must be deletable unless forced).
     delete_cascade=Transition(
         frozenset(DELETABLE), S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'snapshots_deletable',
-                'not_in_group')),
+                'not_in_group'),
+        saves_previous=True),
     force_delete_cascade=Transition(
         ANY, S.DELETING, None, S.ERROR_DELETING,
         guards=('not_attached', 'migration_deletable', 'no_group_snapshots',
-                'not_in_group')),
+                'not_in_group'),
+        saves_previous=True),
     extend=Transition(frozenset({S.AVAILABLE}), S.EXTENDING, PREVIOUS, S.ERROR_EXTENDING,
                       guards=('not_migrating',), saves_previous=True),
     # From 3.42 an attached volume may be extended too; it returns to in-use.

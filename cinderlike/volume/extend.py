@@ -21,18 +21,22 @@ LOG = logging.getLogger(__name__)
 def failed(volume, request: dict) -> db_settle.Outcome:
     """An extend that did not happen: `error_extending`, reservations and extra claim back.
 
-    *request* is the workers row's (new_size, reservations), which a cleanup reads too.
+    *request* is the workers row's (new_size, reservations, claimed), which a cleanup reads
+    too; `claimed` is false while the scheduler has not claimed the extra capacity yet (an
+    extend whose cast was lost before it).
     """
     new_size = request.get('new_size')
+    claimed = new_size and request.get('claimed', True)
     return db_settle.Outcome(action='extend', error=True,
                              rollback=tuple(request.get('reservations') or ()),
-                             release_gb=new_size - volume.size if new_size else 0)
+                             release_gb=new_size - volume.size if claimed else 0)
 
 
 def extend_volume(manager, ctx, *, volume_id: str, new_size: int,
                   reservations: list[str]) -> bool:
     """Grow the volume to *new_size* GiB; True when it did."""
-    request = {'new_size': new_size, 'reservations': list(reservations)}
+    # NOTE(claimed): the scheduler claimed the extra capacity before casting here.
+    request = {'new_size': new_size, 'reservations': list(reservations), 'claimed': True}
     volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id,
                                 status=Status.EXTENDING, request=request)
     if hold is None:

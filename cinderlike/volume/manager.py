@@ -252,6 +252,12 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         if self.conf.auto_cleanup_enabled and self.initialized:
             recovery.clean_down_peers(self, context)
 
+    @periodic(spacing_opt='lost_operation_interval')
+    def _sweep_lost(self, context):
+        """Settle operations the API accepted that no service took up (lost casts)."""
+        if self.initialized:
+            recovery.sweep_lost(self, context)
+
     # --- connections (calls from the API, but remove_export) ---------------------
 
     def attachment_update(self, context, *, volume_id, attachment_id, connector):

@@ -12,7 +12,7 @@ import datetime
 
 from oslo_log import log as logging
 
-from cinderlike import exception
+from cinderlike import exception, messages
 from cinderlike.db import migrations_status as db_migrations
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
@@ -29,6 +29,8 @@ LOG = logging.getLogger(__name__)
 
 # Rows settled side by side: a resumed delete runs the driver, which may be slow.
 MAX_PARALLEL = 8
+# Rows one sweep looks at; the next sweep takes the rest.
+SWEEP_BATCH = 500
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +62,49 @@ def do_cleanup(manager, ctx, request: CleanupRequest) -> int:
     rows = db_workers.get_all(manager.db, service_ids=request.service_ids,
                               resource_type=request.resource_type,
                               resource_id=request.resource_id, until=request.until or utcnow())
+    return _take_and_settle(manager, ctx, rows)
+
+
+def sweep_lost(manager, ctx) -> int:
+    """Settle the operations no service took up within `lost_operation_timeout`: workers rows
+    the API wrote (no service yet) whose cast or the scheduler's was lost, or whose service
+    died before taking it. How many this service took.
+
+    Any volume service may fail a create or an extend (the take-over CAS lets one act); a
+    delete is resumed only by a service of the resource's backend, which has the driver.
+    """
+    cutoff = utcnow() - datetime.timedelta(seconds=manager.conf.lost_operation_timeout)
+    rows = [row for row in db_workers.get_all(manager.db, untaken=True, until=cutoff,
+                                              limit=SWEEP_BATCH)
+            if _sweepable(manager, row)]
+    taken = _take_and_settle(manager, ctx, rows)
+    if taken:
+        LOG.warning('Settled %d operations no service took up within %s s', taken,
+                    manager.conf.lost_operation_timeout)
+    return taken
+
+
+def _sweepable(manager, row) -> bool:
+    entry = _SETTLERS.get(row.resource_type)
+    settler = entry and entry[1].get(row.status)
+    if settler is None:
+        return False
+    if not getattr(settler, 'needs_backend', False):
+        return True
+    volume_id = row.resource_id
+    if row.resource_type == db_snapshots.MACHINE.name:
+        try:
+            volume_id = db_snapshots.MACHINE.get(manager.db, row_id=row.resource_id).volume_id
+        except exception.NotFound:
+            return True
+    volume = db_volumes.get_any(manager.db, volume_id=volume_id)
+    # NOTE(stale): a resource gone is settled by removing its row, which anyone may do.
+    return volume is None or (volume.cluster_name or volume.host or '').partition('#')[0] in (
+        manager.host, manager.cluster_name)
+
+
+def _take_and_settle(manager, ctx, rows) -> int:
+    """Take each of *rows* by CAS and settle the ones taken; how many were taken."""
     taken = []
     for row in rows:
         hold = db_workers.take_over(manager.db, worker=row, service_id=manager.service_id)
@@ -111,20 +156,38 @@ def _settle(manager, ctx, row, hold) -> None:
     settler(manager, ctx, machine, resource, row, hold)
 
 
-def _verdict(outcome_of):
-    """A settler that ends the operation with *outcome_of(resource, workers row)*."""
+def _verdict(outcome_of, message):
+    """A settler that ends the operation with *outcome_of(resource, workers row)* and tells
+    the resource's project why with *message* ((resource type, action, detail) of
+    messages.py; None where Cinder defines no message for the operation)."""
     def settle(manager, ctx, machine, resource, row, hold):
         outcome = outcome_of(resource, row.request or {})
         settled = db_settle.settle(manager.db, machine, row=resource, hold=hold,
                                    outcome=outcome)
         if settled is db_settle.Settled.MOVED_ON:
-            # NOTE(stale): it left the status between our read and our write.
-            db_workers.finish(manager.db, hold=hold)
+            # NOTE(stale): it changed between our read and our write (left the status, or
+            # a scheduler placed it): the row goes back, and the next cleanup or sweep
+            # settles it from a fresh read (or removes it when the operation ended).
+            db_workers.give_back(manager.db, hold=hold, worker=row)
         if settled is db_settle.Settled.DONE:
             LOG.warning('%s %s: %s interrupted on service %s; settled as %s',
-                        row.resource_type, resource.id, outcome.action, row.service_id,
+                        row.resource_type, resource.id, outcome.action,
+                        row.service_id or '(none: the operation never reached one)',
                         machine.table[outcome.action].on_error)
+            if message is None:
+                return
+            resource_type, action, detail = message(resource)
+            messages.create(manager.db, ctx, conf=manager.conf, action=action,
+                            resource_type=resource_type, resource_uuid=resource.id,
+                            detail=detail, project_id=resource.project_id)
     return settle
+
+
+def _create_message(volume):
+    """An unplaced create failed scheduling; a placed one failed on its backend."""
+    action = (messages.Action.SCHEDULE_ALLOCATE_VOLUME if volume.host is None
+              else messages.Action.CREATE_VOLUME_FROM_BACKEND)
+    return messages.Resource.VOLUME, action, messages.Detail.UNKNOWN_ERROR
 
 
 def _resume(method: str):
@@ -133,6 +196,7 @@ def _resume(method: str):
         LOG.warning('%s %s: %s interrupted on service %s; resuming it', row.resource_type,
                     resource.id, method, row.service_id)
         getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id})
+    settle.needs_backend = True
     return settle
 
 
@@ -143,16 +207,25 @@ def _resume(method: str):
 # destination deleted (volume/migrate.py settle_interrupted).
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
-        Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume)),
+        Status.CREATING: _verdict(lambda volume, request: dataclasses.replace(
+            create_flow.failed(volume), where=(db_volumes.same_placement(volume),)),
+            _create_message),
         Status.DELETING: _resume('delete_volume'),
-        Status.EXTENDING: _verdict(extend.failed),
-        Status.RETYPING: _verdict(lambda volume, request: retype.failed(request)),
+        Status.EXTENDING: _verdict(extend.failed, lambda volume: (
+            messages.Resource.VOLUME, messages.Action.EXTEND_VOLUME,
+            messages.Detail.UNKNOWN_ERROR)),
+        # NOTE(messages): Cinder has no user-message action for a retype; an interrupted
+        # one leaves the volume as it was, with its old type, which the user sees.
+        Status.RETYPING: _verdict(lambda volume, request: retype.failed(request), None),
     }),
     db_migrations.MACHINE.name: (db_migrations.MACHINE, {
         MigrationStatus.MIGRATING: migrate.settle_interrupted,
     }),
     db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
-        SnapshotStatus.CREATING: _verdict(lambda snapshot, request: snapshots.failed(snapshot)),
+        SnapshotStatus.CREATING: _verdict(
+            lambda snapshot, request: snapshots.failed(snapshot), lambda snapshot: (
+                messages.Resource.VOLUME_SNAPSHOT, messages.Action.SNAPSHOT_CREATE,
+                messages.Detail.SNAPSHOT_CREATE_ERROR)),
         SnapshotStatus.DELETING: _resume('delete_snapshot'),
     }),
 }

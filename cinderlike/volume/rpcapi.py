@@ -51,8 +51,9 @@ class VolumeAPI:
 
     RPC_API_VERSION = RPC_API_VERSION
 
-    def __init__(self, conf):
-        self.client = rpc.get_client(conf, topic=rpc.VOLUME_TOPIC, version=RPC_API_VERSION)
+    def __init__(self, conf, *, retry=None):
+        self.client = rpc.get_client(conf, topic=rpc.VOLUME_TOPIC, version=RPC_API_VERSION,
+                                     retry=retry)
 
     def _get_cctxt(self, host=None, *, cluster_name=None, fanout=False, version='1.0'):
         """Prepared client for one backend: its cluster's queue when it has one, else its own.

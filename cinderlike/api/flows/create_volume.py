@@ -15,13 +15,16 @@ from taskflow import task
 from taskflow.types import failure as tf_failure
 
 from cinderlike import exception, flow, key_manager, quota
+from cinderlike.api import casting
 from cinderlike.db import backups as db_backups
 from cinderlike.db import encryption as db_encryption
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
+from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.policies import volumes as policy
 from cinderlike.states.backups import Status as BackupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
@@ -276,10 +279,11 @@ class CheckQuota(task.Task):
 
 
 class CreateEntry(task.Task):
-    """Insert the row `creating` with no host, its quota reserved and committed in the same
-    transaction (Cinder reserves, inserts, then commits)."""
+    """Insert the row `creating` with no host, its quota reserved and committed and its
+    workers row written in the same transaction (Cinder reserves, inserts, then commits;
+    its create_worker)."""
 
-    default_provides = 'volume'
+    default_provides = ('volume', 'hold')
 
     def execute(self, conf, db, ctx, request: CreateRequest, spec, quota_plan, encryption,
                 encryption_key_id):
@@ -300,8 +304,14 @@ class CreateEntry(task.Task):
             # change of the type's encryption waits for it and then sees the volume.
             db_encryption.hold_for_volume(db, type_id=spec['volume_type'].id,
                                           expected=encryption, session=session)
-            return db_volumes.create(db, values=values, metadata=request.metadata,
-                                     session=session)
+            volume = db_volumes.create(db, values=values, metadata=request.metadata,
+                                       session=session)
+            # NOTE(lost_cast): from here on some service settles the create, even when
+            # this cast or the scheduler's is lost (volume/recovery.py sweep_lost).
+            hold = db_workers.begin(db, resource_type=db_volumes.MACHINE.name,
+                                    resource_id=volume.id, status=Status.CREATING,
+                                    service_id=None, session=session)
+            return volume, hold
         return quota.consume(db, ctx, conf=conf, plan=quota_plan, then=insert)
 
 
@@ -327,18 +337,23 @@ def request_spec(volume, spec, metadata) -> dict:
 
 
 class CastToScheduler(task.Task):
-    """SchedulerAPI.create_volume; a failed cast leaves the volume `error` (quota kept until
-    it is deleted, so nothing is released twice)."""
+    """SchedulerAPI.create_volume; a cast that cannot be sent removes the row, gives the
+    quota back and answers 503 (api/casting.py)."""
 
-    def execute(self, scheduler, ctx, request: CreateRequest, spec, volume):
+    def execute(self, db, scheduler, ctx, request: CreateRequest, spec, quota_plan, volume,
+                hold):
         hints = request.scheduler_hints or {}
-        scheduler.create_volume(ctx, volume_id=volume.id,
-                                request_spec=request_spec(volume, spec, request.metadata),
-                                filter_properties={'scheduler_hints': hints} if hints else {})
-
-    def revert(self, db, volume, **kwargs):
-        db_volumes.fail_unplaced(db, volume_id=volume.id)
-        LOG.error('Volume %s: cast to the scheduler failed', volume.id)
+        undo = db_settle.Outcome(
+            action='create', destroy=True, where=tuple(db_volumes.unplaced(volume.id)),
+            release_usage={resource: -amount for resource, amount in quota_plan.deltas.items()})
+        casting.send(
+            lambda: scheduler.create_volume(
+                ctx, volume_id=volume.id,
+                request_spec=request_spec(volume, spec, request.metadata),
+                filter_properties={'scheduler_hints': hints} if hints else {}),
+            undo=lambda: casting.undone(db_settle.settle(
+                db, db_volumes.MACHINE, row=volume, hold=hold, outcome=undo)),
+            resource='Volume', resource_id=volume.id, what='create_volume to the scheduler')
 
 
 def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):

@@ -12,6 +12,7 @@ import json
 from oslo_log import log as logging
 
 from cinderlike import exception, quota
+from cinderlike.api import casting
 from cinderlike.api.flows import create_volume
 from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.api.operations.volumes import scope
@@ -33,11 +34,15 @@ def get(db, ctx, *, backup_id: str):
     return db_backups.get(db, backup_id=backup_id, project_id=scope(ctx))
 
 
+def _deltas(size: int) -> dict[str, int]:
+    return {'backups': 1, 'backup_gigabytes': size}
+
+
 def _reserver(conf, db, ctx, size: int):
     """reserve(session) of one backup of *size* GiB (backups + backup_gigabytes)."""
     def reserve(session):
         return quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
-                             deltas={'backups': 1, 'backup_gigabytes': size}, session=session)
+                             deltas=_deltas(size), session=session)
     return reserve
 
 
@@ -96,12 +101,10 @@ def create(conf, db, rpc, ctx, *, volume, name: str | None, description: str | N
             'data_timestamp': snapshot.created_at if snapshot is not None else None,
             'availability_zone': availability_zone,
             'encryption_key_id': volume.encryption_key_id})
-    try:
-        rpc.scheduler.create_backup(ctx, backup_id=backup.id)
-    except Exception:
-        LOG.exception('Backup %s: cast to the scheduler failed', backup.id)
-        db_backups.fail_unscheduled(db, backup=backup, reason='The scheduler was not reached.')
-        raise
+    casting.send(lambda: rpc.scheduler.create_backup(ctx, backup_id=backup.id),
+                 undo=lambda: db_backups.undo_create(db, backup=backup,
+                                                     deltas=_deltas(volume.size)),
+                 resource='Backup', resource_id=backup.id, what='create_backup to the scheduler')
     return backup
 
 
@@ -118,9 +121,15 @@ def delete(conf, db, rpc, ctx, *, backup_id: str, force: bool = False) -> None:
                                      availability_zone=backup.availability_zone)
     if force and not rpc.backup.check_support_to_force_delete(ctx, host=host):
         raise exception.NotSupportedOperation(operation='force delete')
-    db_backups.MACHINE.begin(db, row_id=backup_id, action='force_delete' if force else 'delete',
-                             values={'host': host})
-    rpc.backup.delete_backup(ctx, backup_id=backup_id, host=host)
+    action = 'force_delete' if force else 'delete'
+    db_backups.MACHINE.begin(db, row_id=backup_id, action=action, values={'host': host})
+    # NOTE(undo): the status and host it had, read before the CAS; its transition's
+    # allowed states are the only ones it can have come from.
+    casting.send(lambda: rpc.backup.delete_backup(ctx, backup_id=backup_id, host=host),
+                 undo=lambda: db_backups.MACHINE.finish(
+                     db, row_id=backup_id, action=action, status=backup.status,
+                     values={'host': backup.host}),
+                 resource='Backup', resource_id=backup_id, what='delete_backup')
 
 
 def restore(conf, db, rpc, ctx, *, backup_id: str, volume_id: str) -> tuple:
@@ -145,8 +154,18 @@ def restore(conf, db, rpc, ctx, *, backup_id: str, volume_id: str) -> tuple:
                                      availability_zone=backup.availability_zone)
     db_backups.begin_restore(db, backup_id=backup_id, volume_id=volume_id,
                              values={'host': host})
-    rpc.backup.restore_backup(ctx, backup_id=backup_id, volume_id=volume_id,
-                              volume_is_new=False, host=host)
+
+    def undo():
+        with db.writer() as s:
+            if not db_backups.MACHINE.finish(db, row_id=backup_id, action='restore',
+                                             values={'host': backup.host}, session=s):
+                return False
+            db_volumes.MACHINE.finish(db, row_id=volume_id, action='restore_backup',
+                                      status=V.AVAILABLE, session=s)
+        return True
+    casting.send(lambda: rpc.backup.restore_backup(
+        ctx, backup_id=backup_id, volume_id=volume_id, volume_is_new=False, host=host),
+        undo=undo, resource='Backup', resource_id=backup_id, what='restore_backup')
     return backup, volume
 
 

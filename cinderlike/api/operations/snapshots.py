@@ -8,10 +8,13 @@ refused or lost request writes nothing and holds no quota.
 from oslo_log import log as logging
 
 from cinderlike import exception, quota
+from cinderlike.api import casting
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import replication as db_replication
+from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.states import snapshots as states
 from cinderlike.states import volumes as volume_states
 
@@ -68,9 +71,9 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
     _check_volume(volume, valid)
     type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
         volume.volume_type_id)
+    deltas = snapshot_deltas(conf, size=volume.size, type_name=type_name)
     reservations = quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
-                                 deltas=snapshot_deltas(conf, size=volume.size,
-                                                        type_name=type_name))
+                                 deltas=deltas)
     try:
         with db.writer() as s:
             locked = db_snapshots.lock_volume(s, volume_id=volume_id)
@@ -83,18 +86,26 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
                 'display_description': description, 'volume_type_id': locked.volume_type_id,
                 'encryption_key_id': locked.encryption_key_id})
             quota.commit(db, ctx, reservations, session=s)
+            hold = _begin_worker(db, snapshot.id, states.Status.CREATING, session=s)
     except Exception:
         quota.rollback(db, ctx, reservations)
         raise
     spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': locked.size}}
-    try:
-        rpc.scheduler.create_snapshot(ctx, snapshot_id=snapshot.id, volume_id=volume_id,
-                                      request_spec=spec)
-    except Exception:
-        LOG.exception('Snapshot %s: cast to the scheduler failed', snapshot.id)
-        db_snapshots.MACHINE.finish(db, row_id=snapshot.id, action='create', error=True)
-        raise
+    undo = db_settle.Outcome(action='create', destroy=True, release_usage={
+        resource: -amount for resource, amount in deltas.items()})
+    casting.send(lambda: rpc.scheduler.create_snapshot(
+        ctx, snapshot_id=snapshot.id, volume_id=volume_id, request_spec=spec),
+        undo=lambda: casting.undone(db_settle.settle(
+            db, db_snapshots.MACHINE, row=snapshot, hold=hold, outcome=undo)),
+        resource='Snapshot', resource_id=snapshot.id, what='create_snapshot to the scheduler')
     return snapshot
+
+
+def _begin_worker(db, snapshot_id: str, status: str, *, session):
+    """The operation's workers row, in the request's transaction with no service yet."""
+    return db_workers.begin(db, resource_type=db_snapshots.MACHINE.name,
+                            resource_id=snapshot_id, status=status, service_id=None,
+                            session=session)
 
 
 def delete(db, rpc, ctx, *, snapshot_id: str, force: bool = False) -> None:
@@ -104,10 +115,17 @@ def delete(db, rpc, ctx, *, snapshot_id: str, force: bool = False) -> None:
     """
     volume = db_volumes.get(db, volume_id=get(db, ctx, snapshot_id=snapshot_id).volume_id)
     db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
-    snapshot = db_snapshots.MACHINE.begin(db, row_id=snapshot_id,
-                                          action='force_delete' if force else 'delete')
-    rpc.volume.delete_snapshot(ctx, snapshot_id=snapshot.id, host=volume.host,
-                               cluster_name=volume.cluster_name)
+    action = 'force_delete' if force else 'delete'
+    with db.writer() as s:
+        snapshot, before = db_snapshots.begin_delete(db, snapshot_id=snapshot_id,
+                                                     action=action, session=s)
+        hold = _begin_worker(db, snapshot_id, states.Status.DELETING, session=s)
+    undo = db_settle.Outcome(action=action, status=before)
+    casting.send(lambda: rpc.volume.delete_snapshot(
+        ctx, snapshot_id=snapshot.id, host=volume.host, cluster_name=volume.cluster_name),
+        undo=lambda: casting.undone(db_settle.settle(
+            db, db_snapshots.MACHINE, row=snapshot, hold=hold, outcome=undo)),
+        resource='Snapshot', resource_id=snapshot.id, what='delete_snapshot')
 
 
 def reset_status(db, ctx, *, snapshot_id: str, status: str, notifier=None) -> None:

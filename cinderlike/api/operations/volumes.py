@@ -7,13 +7,18 @@ and a request refused after a reservation rolls the reservation back.
 from oslo_log import log as logging
 
 from cinderlike import exception, quota
+from cinderlike.api import casting
 from cinderlike.api.flows import create_volume
 from cinderlike.db import replication as db_replication
+from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.states import volumes as states
+from cinderlike.states.machine import PREVIOUS
+from cinderlike.states.snapshots import Status as SnapshotStatus
 
 LOG = logging.getLogger(__name__)
 
@@ -74,10 +79,30 @@ def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool =
                                           project_id=scope(ctx), where=foreign,
                                           values={'terminated_at': utcnow()},
                                           session=session)
-        if cascade:
-            db_snapshots.begin_cascade(db, volume_id=volume_id, force=force, session=session)
-    rpc.volume.delete_volume(ctx, volume_id=volume.id, host=volume.host,
-                             cluster_name=volume.cluster_name, cascade=cascade)
+        snapshots = (db_snapshots.begin_cascade(db, volume_id=volume_id, force=force,
+                                                session=session) if cascade else {})
+        hold = _begin_worker(db, volume, states.Status.DELETING, session=session)
+
+    def undo():
+        with db.writer() as s:
+            if not casting.undone(db_settle.settle(
+                    db, db_volumes.MACHINE, row=volume, hold=hold, session=s,
+                    outcome=db_settle.Outcome(action=action, status=PREVIOUS,
+                                              values={'terminated_at': None}))):
+                return False
+            db_snapshots.undo_cascade(db, statuses=snapshots, session=s)
+        return True
+    casting.send(lambda: rpc.volume.delete_volume(
+        ctx, volume_id=volume.id, host=volume.host, cluster_name=volume.cluster_name,
+        cascade=cascade), undo=undo, resource='Volume', resource_id=volume.id,
+        what='delete_volume')
+
+
+def _begin_worker(db, volume, status: str, *, request: dict | None = None, session):
+    """The operation's workers row, written in the request's transaction with no service
+    yet (Cinder's create_worker): the service that takes the cast takes the row."""
+    return db_workers.begin(db, resource_type=db_volumes.MACHINE.name, resource_id=volume.id,
+                            status=status, service_id=None, request=request, session=session)
 
 
 def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool):
@@ -92,24 +117,32 @@ def extend(conf, db, rpc, ctx, *, volume_id: str, new_size: int, attached: bool)
             reason=f'New size for extend must be greater than current size. (current: '
                    f'{volume.size}, extended: {new_size}).')
     action = 'extend_attached' if attached else 'extend'
-    volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action, project_id=scope(ctx))
     vtype = db_types.get(db, type_id=volume.volume_type_id)
-    try:
-        quota.check_volume_size(db, conf=conf, project_id=volume.project_id, size=new_size)
-        deltas = quota.volume_deltas(size=new_size - volume.size, volume_type_name=vtype.name)
-        deltas = {k: v for k, v in deltas.items() if k.startswith('gigabytes')}
+    deltas = quota.volume_deltas(size=new_size - volume.size, volume_type_name=vtype.name)
+    deltas = {k: v for k, v in deltas.items() if k.startswith('gigabytes')}
+    # NOTE(one_transaction): status, reservation and workers row commit together, so a
+    # refusal (over quota) writes nothing and a lost cast leaves a row to settle.
+    with db.writer() as session:
+        volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action,
+                                          project_id=scope(ctx), session=session)
+        quota.check_volume_size(db, conf=conf, project_id=volume.project_id, size=new_size,
+                                session=session)
         reservations = quota.reserve(db, ctx, conf=conf, project_id=volume.project_id,
-                                     deltas=deltas)
-    except Exception:
-        db_volumes.MACHINE.undo_begin(db, row_id=volume_id, action=action)
-        raise
+                                     deltas=deltas, session=session)
+        hold = _begin_worker(db, volume, states.Status.EXTENDING, session=session,
+                             request={'new_size': new_size, 'reservations': reservations,
+                                      'claimed': False})
     spec = {'volume_id': volume.id, 'volume_properties': {
         'size': volume.size, 'availability_zone': volume.availability_zone,
         'project_id': volume.project_id, 'volume_type_id': vtype.id},
         'volume_type': {'id': vtype.id, 'name': vtype.name,
                         'extra_specs': dict(vtype.extra_specs)}}
-    rpc.scheduler.extend_volume(ctx, volume_id=volume.id, new_size=new_size,
-                                reservations=reservations, request_spec=spec)
+    undo = db_settle.Outcome(action=action, status=PREVIOUS, rollback=tuple(reservations))
+    casting.send(lambda: rpc.scheduler.extend_volume(
+        ctx, volume_id=volume.id, new_size=new_size, reservations=reservations,
+        request_spec=spec), undo=lambda: casting.undone(db_settle.settle(
+            db, db_volumes.MACHINE, row=volume, hold=hold, outcome=undo)),
+        resource='Volume', resource_id=volume.id, what='extend_volume to the scheduler')
 
 
 def reset_status(db, ctx, *, volume_id: str, values: dict) -> None:
@@ -190,5 +223,16 @@ def revert(db, rpc, ctx, *, volume_id: str, snapshot_id: str | None) -> None:
             raise exception.SnapshotRevertConflict(
                 reason=f"Can't revert volume {volume.id} to its latest snapshot "
                        f"{latest.id}. Snapshot's status must be 'available'.") from None
-    rpc.volume.revert_to_snapshot(ctx, volume_id=volume.id, snapshot_id=latest.id,
-                                  host=volume.host, cluster_name=volume.cluster_name)
+
+    def undo():
+        with db.writer() as s:
+            if not db_volumes.MACHINE.finish(db, row_id=volume_id, action='revert',
+                                             status=states.Status.AVAILABLE, session=s):
+                return False
+            db_snapshots.MACHINE.finish(db, row_id=latest.id, action='revert',
+                                        status=SnapshotStatus.AVAILABLE, session=s)
+        return True
+    casting.send(lambda: rpc.volume.revert_to_snapshot(
+        ctx, volume_id=volume.id, snapshot_id=latest.id, host=volume.host,
+        cluster_name=volume.cluster_name), undo=undo, resource='Volume',
+        resource_id=volume.id, what='revert_to_snapshot')

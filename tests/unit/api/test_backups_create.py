@@ -1,5 +1,6 @@
 """POST /backups: row, source status, quota and cast; every refusal writes nothing."""
 
+import oslo_messaging as messaging
 import pytest
 
 from cinderlike.db import backups as db_backups
@@ -13,7 +14,7 @@ from tests.unit.api.backup_fixtures import (
     nothing_held,
 )
 from tests.unit.api.snapshot_fixtures import add_snapshot
-from tests.unit.api.volume_fixtures import add_volume, fault
+from tests.unit.api.volume_fixtures import add_volume, fault, usages
 
 MISSING = '9b1d3e2c-2d4a-4c39-8a42-7d3f9f0e1a11'
 
@@ -150,16 +151,21 @@ def test_metadata_and_availability_zone_by_microversion(bclient, db):
     assert db_backups.get_metadata(db, backup_ids=[row.id])[row.id] == {'k': 'v'}
 
 
-def test_a_failed_cast_leaves_the_backup_error_and_the_volume_back(bclient, db, brpc):
+@pytest.mark.parametrize('error,code', [
+    (messaging.MessageDeliveryFailure('Unable to connect to AMQP server'), 503),
+    (RuntimeError('a bug'), 500)])
+def test_a_failed_cast_removes_the_backup_and_returns_the_volume(bclient, db, brpc, error,
+                                                                 code):
     def broken(ctx, **kwargs):
-        raise RuntimeError('no broker')
+        raise error
     brpc.scheduler.create_backup = broken
     volume = add_volume(db, status='in-use')
     resp = create(bclient, {'backup': {'volume_id': volume.id, 'force': True}})
-    assert resp.status_code == 500
-    row, = backup_rows(db)
-    assert (row.status, row.fail_reason) == ('error', 'The scheduler was not reached.')
+    assert resp.status_code == code
+    assert backup_rows(db) == []
     assert db_volumes.get(db, volume_id=volume.id).status == 'in-use'
+    assert {k: v for k, v in usages(db).items() if k.startswith('backup')} in (
+        {}, {'backups': (0, 0), 'backup_gigabytes': (0, 0)})
 
 
 def test_members_create_in_their_project_and_readers_may_not(bkclient, db):

@@ -1,5 +1,7 @@
 """Every error is a Cinder fault body, built by api/faults.py."""
 
+import amqp.exceptions
+import oslo_messaging as messaging
 import pytest
 import sqlalchemy as sa
 from falcon import testing
@@ -66,6 +68,18 @@ def test_unhandled_error_is_500_without_its_message(boom_client):
     # MariaDB's 1406 "Data too long" (and 1264 "Out of range") is the input's fault.
     (sa.exc.DataError('INSERT ...', {}, Exception(1406, 'Data too long')), 400, 'badRequest',
      faults.DATA_ERROR),
+    # A database or broker that cannot be reached: 503, never a traceback's 500.
+    (sa.exc.OperationalError('SELECT 1', {}, Exception('connection refused')), 503,
+     'serviceUnavailable', faults.DATABASE_DOWN),
+    (sa.exc.TimeoutError('QueuePool limit reached'), 503, 'serviceUnavailable',
+     faults.DATABASE_DOWN),
+    (messaging.MessageDeliveryFailure('Unable to connect'), 503, 'serviceUnavailable',
+     faults.BROKER_DOWN),
+    (messaging.MessagingTimeout('no reply'), 503, 'serviceUnavailable', faults.BROKER_DOWN),
+    (amqp.exceptions.NotAllowed('access to vhost refused'), 503, 'serviceUnavailable',
+     faults.BROKER_DOWN),
+    (exception.ServiceUnavailable('nothing was changed.'), 503, 'serviceUnavailable',
+     'nothing was changed.'),
 ])
 def test_exceptions_map_to_cinder_faults(boom_client, error, code, name, message):
     client, boom = boom_client

@@ -6,6 +6,7 @@ from falcon import testing
 from cinderlike.api.app import create_app
 from cinderlike.api.resources.snapshots import SNAPSHOT_IN_USE_FLAG_MSG
 from cinderlike.db import snapshots as db_snapshots
+from cinderlike.db import workers as db_workers
 from tests.unit.api.snapshot_fixtures import (
     create,
     fault,
@@ -198,7 +199,7 @@ def test_another_projects_volume_is_404(kclient, db, rpc):
     assert snapshot_rows(db) == [] and rpc.scheduler.calls == []
 
 
-def test_a_failed_cast_leaves_the_snapshot_in_error(conf, seeded, db):
+def test_a_cast_that_raises_a_bug_is_undone_and_answers_500(conf, seeded, db):
     class Down:
         def create_snapshot(self, ctx, **kwargs):
             raise RuntimeError('no scheduler')
@@ -208,4 +209,5 @@ def test_a_failed_cast_leaves_the_snapshot_in_error(conf, seeded, db):
     volume = add_volume(db)
     resp = create(client, {'snapshot': {'volume_id': volume.id}})
     assert resp.status_code == 500
-    assert [s.status for s in snapshot_rows(db)] == ['error']
+    assert snapshot_rows(db) == [] and nothing_held(db)
+    assert db_workers.get_all(db) == []

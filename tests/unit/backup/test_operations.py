@@ -214,6 +214,9 @@ def test_start_up_settles_what_the_host_left_in_flight(backup_mgr, db):
     assert db_backups.get(db, backup_id=done.id).status == 'available'
     assert row(db, target.id).status == 'error_restoring'
     assert _no_workers(db)
+    # Each operation the cleanup ended in failure tells the backup's project why.
+    assert sorted(event_ids(db)) == ['VOLUME_VOLUME_BACKUP_013_001',
+                                     'VOLUME_VOLUME_BACKUP_015_001']
 
 
 def test_the_service_is_down_until_the_driver_check_passes(backup_mgr, db, tmp_path):

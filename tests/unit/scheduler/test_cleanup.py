@@ -7,8 +7,10 @@ import pytest
 import sqlalchemy as sa
 
 from cinderlike import context
+from cinderlike.db import messages as db_messages
 from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import Service, Volume, utcnow
 from cinderlike.scheduler import cleanup
 from tests.fixtures import daemons
@@ -82,17 +84,24 @@ def test_filters_by_host_level_binary_and_id(db, conf):
     assert _distribute(db, conf, binary='cinder-scheduler')[:2] == ([], [])
 
 
-def test_scheduler_cleanup_errors_only_old_unplaced_creates(db, conf):
-    old = db_volumes.create(db, values={'status': 'creating', 'size': 1, 'volume_type_id': 't'})
+def test_scheduler_cleanup_errors_only_old_unplaced_creates_with_a_message(db, conf):
+    old = db_volumes.create(db, values={'status': 'creating', 'size': 1, 'volume_type_id': 't',
+                                        'project_id': 'p1'})
+    db_workers.begin(db, resource_type='Volume', resource_id=old.id, status='creating',
+                     service_id=None)
     placed = db_volumes.create(db, values={'status': 'creating', 'size': 1, 'host': 'a@lvm',
                                                  'volume_type_id': 't'})
     with db.writer() as s:
         long_ago = utcnow() - datetime.timedelta(seconds=600)
         s.execute(sa.update(Volume).values(created_at=long_ago, updated_at=long_ago))
     fresh = db_volumes.create(db, values={'status': 'creating', 'size': 1, 'volume_type_id': 't'})
-    assert cleanup.clean_unplaced(db, conf=conf, until=utcnow()) == 1
+    assert cleanup.clean_unplaced(db, context.get_admin_context(), conf=conf,
+                                  until=utcnow()) == 1
     statuses = {v: db_volumes.get(db, volume_id=v).status for v in (old.id, placed.id, fresh.id)}
     assert statuses == {old.id: 'error', placed.id: 'creating', fresh.id: 'creating'}
+    assert db_workers.get(db, resource_type='Volume', resource_id=old.id) is None
+    (message,) = db_messages.get_all(db, project_id='p1')
+    assert (message.resource_uuid, message.event_id) == (old.id, 'VOLUME_VOLUME_001_001')
 
 
 def test_a_down_backup_service_is_cleaned_by_a_live_one_of_its_zone(db, conf):

@@ -10,6 +10,7 @@ from cinderlike.db import messages as db_messages
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.scheduler import manager as scheduler_manager
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from tests.fixtures import daemons
@@ -209,6 +210,44 @@ def test_extend_beyond_the_pool_restores_the_volume(manager, db, ctxt):
     assert event == 'scheduler.extend_volume'
     assert payload['state'] == {'volume_state': {'status': 'available'}}
     assert manager.volume_api.calls == []
+
+
+def test_extend_notes_its_claim_in_the_untaken_workers_row(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = _extending_volume(db)
+    db_workers.begin(db, resource_type='Volume', resource_id=volume_id, status='extending',
+                     service_id=None, request={'new_size': 30, 'claimed': False})
+    manager.extend_volume(ctxt, volume_id=volume_id, new_size=30, reservations=[],
+                          request_spec=placing.spec(volume_id))
+    worker = db_workers.get(db, resource_type='Volume', resource_id=volume_id)
+    assert worker.request == {'new_size': 30, 'claimed': True}
+
+
+def test_an_extend_swept_before_it_was_scheduled_claims_nothing(manager, db, ctxt):
+    """Its workers row was taken (a sweep settles it): no claim, no cast, no rollback."""
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = _extending_volume(db)
+    db_workers.begin(db, resource_type='Volume', resource_id=volume_id, status='extending',
+                     service_id=manager.service_id or _any_service(db))
+    manager.extend_volume(ctxt, volume_id=volume_id, new_size=30, reservations=['r1'],
+                          request_spec=placing.spec(volume_id))
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (10, 10)
+    assert manager.volume_api.calls == []
+    assert db_volumes.get(db, volume_id=volume_id).status == 'extending'
+
+
+def test_a_stale_extend_of_a_volume_no_longer_extending_claims_nothing(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = _extending_volume(db)
+    db_volumes.MACHINE.reset(db, row_id=volume_id, values={'status': 'error_extending'})
+    manager.extend_volume(ctxt, volume_id=volume_id, new_size=30, reservations=['r1'],
+                          request_spec=placing.spec(volume_id))
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (10, 10)
+    assert manager.volume_api.calls == []
+
+
+def _any_service(db):
+    return db_services.get_all(db)[0].id
 
 
 def test_get_pools_shows_the_database_claims_and_filters(manager, db, ctxt):
