@@ -23,6 +23,7 @@ from cinderlike.api.resources import (
     default_types,
     extensions,
     limits,
+    manageable,
     messages,
     metadata,
     qos_specs,
@@ -216,6 +217,19 @@ def _add_attachment_routes(app: falcon.App, conf, db: Database, enforcer: Enforc
                   attachments.AttachmentActions(conf, db, enforcer, rpc))
 
 
+def _add_manage_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Manage existing volumes and snapshots, on the v3 paths (3.8) and the legacy
+    extension paths (3.0)."""
+    for path, resource, legacy in (
+            ('/manageable_volumes', manageable.ManageableVolumes, False),
+            ('/os-volume-manage', manageable.ManageableVolumes, True),
+            ('/manageable_snapshots', manageable.ManageableSnapshots, False),
+            ('/os-snapshot-manage', manageable.ManageableSnapshots, True)):
+        collection = resource(conf, db, enforcer, rpc, legacy=legacy)
+        _add_v3_route(app, path, collection)
+        _add_v3_route(app, f'{path}/detail', collection, suffix='detail')
+
+
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
                                   enforcer: Enforcer) -> None:
     _add_v3_route(app, '/os-quota-sets/{target_project_id}',
@@ -251,6 +265,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_attachment_routes(app, conf, db, enforcer, rpc)
     _add_backup_routes(app, conf, db, enforcer, rpc)
+    _add_manage_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))

@@ -9,6 +9,7 @@ from cinderlike.policies import (
     capabilities,
     clusters,
     limits,
+    manageable,
     messages,
     qos_specs,
     quota_class_sets,
@@ -33,4 +34,4 @@ def list_rules():
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
-                                backups.list_rules()))
+                                backups.list_rules(), manageable.list_rules()))

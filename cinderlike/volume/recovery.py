@@ -126,27 +126,30 @@ def _verdict(outcome_of):
     return settle
 
 
-def _resume(method: str):
+def _resume(method: str, **kwargs):
     """A settler that runs the manager's *method* again (a delete, under its lock)."""
     def settle(manager, ctx, machine, resource, row, hold):
         LOG.warning('%s %s: %s interrupted on service %s; resuming it', row.resource_type,
                     resource.id, method, row.service_id)
-        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id})
+        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id},
+                                 **kwargs)
     return settle
 
 
 # NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
-# user deletes it), delete → run again, extend → error_extending with its reservations
-# rolled back, as Cinder's do_cleanup; snapshots likewise.
+# user deletes it), delete (and unmanage) → run again, extend → error_extending with its
+# reservations rolled back, as Cinder's do_cleanup; snapshots likewise.
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
         Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume)),
         Status.DELETING: _resume('delete_volume'),
+        Status.UNMANAGING: _resume('delete_volume', unmanage_only=True),
         Status.EXTENDING: _verdict(extend.failed),
     }),
     db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
         SnapshotStatus.CREATING: _verdict(lambda snapshot, request: snapshots.failed(snapshot)),
         SnapshotStatus.DELETING: _resume('delete_snapshot'),
+        SnapshotStatus.UNMANAGING: _resume('delete_snapshot', unmanage_only=True),
     }),
 }
 

@@ -64,6 +64,28 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
     """
     volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
     db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
+    snapshot = insert(conf, db, ctx, volume_id=volume_id, name=name, description=description,
+                      metadata=metadata, allow_in_use=allow_in_use)
+    spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': snapshot.volume_size}}
+    try:
+        rpc.scheduler.create_snapshot(ctx, snapshot_id=snapshot.id, volume_id=volume_id,
+                                      request_spec=spec)
+    except Exception:
+        LOG.exception('Snapshot %s: cast to the scheduler failed', snapshot.id)
+        db_snapshots.MACHINE.finish(db, row_id=snapshot.id, action='create', error=True)
+        raise
+    return snapshot
+
+
+def insert(conf, db, ctx, *, volume_id: str, name: str | None, description: str | None,
+           metadata: dict | None, allow_in_use: bool):
+    """The `creating` row, inserted under the volume's row lock with its quota committed
+    (Cinder's create_snapshot_in_db).
+
+    :raises VolumeNotFound, InvalidVolume, SnapshotLimitExceeded,
+        VolumeSizeExceedsAvailableQuota:
+    """
+    volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
     valid = (V.AVAILABLE, V.IN_USE) if allow_in_use else (V.AVAILABLE,)
     _check_volume(volume, valid)
     type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
@@ -85,14 +107,6 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
             quota.commit(db, ctx, reservations, session=s)
     except Exception:
         quota.rollback(db, ctx, reservations)
-        raise
-    spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': locked.size}}
-    try:
-        rpc.scheduler.create_snapshot(ctx, snapshot_id=snapshot.id, volume_id=volume_id,
-                                      request_spec=spec)
-    except Exception:
-        LOG.exception('Snapshot %s: cast to the scheduler failed', snapshot.id)
-        db_snapshots.MACHINE.finish(db, row_id=snapshot.id, action='create', error=True)
         raise
     return snapshot
 

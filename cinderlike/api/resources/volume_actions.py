@@ -13,8 +13,11 @@ from cinderlike import exception
 from cinderlike.api import microversions as mv
 from cinderlike.api import validation
 from cinderlike.api.operations import attachments as attach_operations
+from cinderlike.api.operations import manageable
 from cinderlike.api.operations import volumes as operations
+from cinderlike.api.schemas import manageable as manageable_schema
 from cinderlike.api.schemas import volumes as schema
+from cinderlike.policies import manageable as manageable_policy
 from cinderlike.policies import volumes as policy
 from cinderlike.states import volumes as states
 
@@ -163,6 +166,9 @@ ACTIONS: dict[str, Action] = {
     'os-attach': Action(schema.attach, policy.ATTACH_POLICY, _attach),
     'os-detach': Action(schema.detach, policy.DETACH_POLICY, _detach),
     'os-force_detach': Action(schema.force_detach, policy.FORCE_DETACH_POLICY, _force_detach),
+    'os-unmanage': Action(manageable_schema.unmanage, manageable_policy.UNMANAGE_POLICY,
+                          lambda call: manageable.unmanage_volume(call.db, call.rpc, call.ctx,
+                                                                  volume_id=call.volume.id)),
 }
 
 # The actions that write the volume's admin metadata (its `readonly` key).
