@@ -8,7 +8,7 @@ pool's capacity are taken by the volume service once the driver found the object
 
 from oslo_log import log as logging
 
-from cinderlike import exception
+from cinderlike import exception, messages
 from cinderlike.api.operations import snapshots as snapshot_operations
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import services as db_services
@@ -16,11 +16,13 @@ from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import utcnow
-from cinderlike.drivers.volume import base as driver_base
 from cinderlike.states.volumes import AttachStatus, Status
 
 LOG = logging.getLogger(__name__)
 
+# NOTE(template): Cinder's volume_name_template, the name drivers give a volume's object
+# (drivers/volume/base.py, which api/ may not import): a reference by that name is a volume's.
+VOLUME_NAME_PREFIX = 'volume-'
 SORT_KEYS = ('reference', 'size')
 SORT_DIRS = ('asc', 'desc')
 
@@ -57,9 +59,8 @@ def _named_volume_id(ref) -> str | None:
     if ref.get('source-id'):
         return str(ref['source-id'])
     name = ref.get('source-name')
-    prefix = driver_base.VOLUME_NAME_TEMPLATE % ''
-    if isinstance(name, str) and name.startswith(prefix):
-        return name[len(prefix):]
+    if isinstance(name, str) and name.startswith(VOLUME_NAME_PREFIX):
+        return name[len(VOLUME_NAME_PREFIX):]
     return None
 
 
@@ -116,7 +117,7 @@ def manage_volume(conf, db, rpc, ctx, *, host: str | None, cluster_name: str | N
     return volume, vtype
 
 
-def unmanage_volume(db, rpc, ctx, *, volume_id: str) -> None:
+def unmanage_volume(conf, db, rpc, ctx, *, volume_id: str) -> None:
     """os-unmanage: CAS into `unmanaging` (the delete's conditions) and cast the delete
     with unmanage_only.
 
@@ -124,7 +125,13 @@ def unmanage_volume(db, rpc, ctx, *, volume_id: str) -> None:
     """
     volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
     if volume.encryption_key_id is not None:
-        raise exception.Invalid(reason='Unmanaging encrypted volumes is not supported.')
+        # NOTE(cinder): Invalid's text ignores the reason (Cinder's answer is "Unacceptable
+        # parameters."); the user message says why.
+        error = exception.Invalid(reason='Unmanaging encrypted volumes is not supported.')
+        messages.create(db, ctx, conf=conf, action=messages.Action.UNMANAGE_VOLUME,
+                        resource_uuid=volume.id,
+                        detail=messages.Detail.UNMANAGE_ENC_NOT_SUPPORTED, exception=error)
+        raise error
     volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action='unmanage',
                                       project_id=scope(ctx),
                                       values={'terminated_at': utcnow()})

@@ -167,7 +167,8 @@ ACTIONS: dict[str, Action] = {
     'os-detach': Action(schema.detach, policy.DETACH_POLICY, _detach),
     'os-force_detach': Action(schema.force_detach, policy.FORCE_DETACH_POLICY, _force_detach),
     'os-unmanage': Action(manageable_schema.unmanage, manageable_policy.UNMANAGE_POLICY,
-                          lambda call: manageable.unmanage_volume(call.db, call.rpc, call.ctx,
+                          lambda call: manageable.unmanage_volume(call.conf, call.db, call.rpc,
+                                                                  call.ctx,
                                                                   volume_id=call.volume.id)),
 }
 

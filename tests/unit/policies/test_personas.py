@@ -68,6 +68,9 @@ ADMIN = (
     'workers:cleanup', 'backup:backup_project_attribute', 'backup:backup-import',
     'backup:export-import', 'volume_extension:backup_admin_actions:reset_status',
     'volume_extension:backup_admin_actions:force_delete',
+    'volume_extension:volume_manage', 'volume_extension:volume_unmanage',
+    'volume_extension:list_manageable', 'snapshot_extension:snapshot_manage',
+    'snapshot_extension:snapshot_unmanage', 'snapshot_extension:list_manageable',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}

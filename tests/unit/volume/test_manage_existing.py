@@ -11,13 +11,13 @@ from cinderlike.api.operations import manageable as manage_ops
 from cinderlike.db import placements
 from cinderlike.db import volumes as db_volumes
 from cinderlike.drivers.volume import base
-from tests.unit.volume import conftest
-from tests.unit.volume.conftest import POOL, add_volume, claimed, ctx, row
-from tests.unit.volume.test_file_backend import file_manager  # noqa: F401
 from tests.unit.api.volume_fixtures import RecordingRPC
+from tests.unit.volume import conftest, test_file_backend
+from tests.unit.volume.conftest import POOL, add_volume, claimed, ctx, row
 from tests.unit.volume.test_snapshots import _row as snapshot_row
 
 pytestmark = pytest.mark.qemu_img
+file_manager = test_file_backend.file_manager
 
 GiB = 1024 ** 3
 HOST = POOL.partition('#')[0]
@@ -81,7 +81,7 @@ def test_a_file_is_managed_read_through_its_connection_and_left_on_unmanage(file
         hashlib.sha256(DATA).hexdigest()
 
     rpc = RecordingRPC()
-    manage_ops.unmanage_volume(db, rpc, ctx(), volume_id=volume.id)
+    manage_ops.unmanage_volume(mgr.conf, db, rpc, ctx(), volume_id=volume.id)
     assert row(db, volume.id).status == 'unmanaging'
     (method, kwargs), = rpc.volume.calls
     assert (method, kwargs['unmanage_only']) == ('delete_volume', True)
