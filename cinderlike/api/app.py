@@ -12,6 +12,7 @@ from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
 from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
+from cinderlike.api import metrics as api_metrics
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
@@ -274,18 +275,21 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,
-               use_auth_token: bool = True) -> falcon.App:
+               use_auth_token: bool = True,
+               metrics: api_metrics.RequestMetrics | None = None) -> falcon.App:
     """The volume API for *conf*.
 
     *db* defaults to `[database] connection`; *rpc* holds the `scheduler` and `volume`
     rpcapi clients resources cast through (built from *conf* when not given).
     *use_auth_token=False* (tests only) trusts the identity headers auth_token would set,
-    so the keystone header→context path runs without Keystone.
+    so the keystone header→context path runs without Keystone. *metrics* times every
+    request (outermost, so the other middleware's refusals count too).
     """
     db = db or Database.from_conf(conf)
     identity = (middleware.NoAuth() if conf.auth_strategy == 'noauth'
                 else middleware.KeystoneContext())
     app = VolumeApp(middleware=[
+        *([metrics] if metrics is not None else []),
         middleware.RequestBody(conf.osapi_max_request_body_size),
         identity,
         middleware.RequestLog(),

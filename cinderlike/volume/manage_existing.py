@@ -96,7 +96,8 @@ def manage_existing(manager, ctx, *, volume_id: str, ref: dict) -> bool:
         return False
     manager.notifier.info(ctx, volume, 'manage_existing.start')
     try:
-        FLOW.run({'manager': manager, 'ctx': ctx, 'volume': volume, 'ref': ref})
+        FLOW.run({'manager': manager, 'ctx': ctx, 'volume': volume, 'ref': ref},
+                 timer=manager.flow_timer())
     except Exception:
         LOG.exception('Volume %s: manage of %s failed on %s', volume_id, ref, manager.host)
         return False
