@@ -65,8 +65,15 @@ def _named_volume_id(ref) -> str | None:
 
 
 def _already_managed(db, ref) -> bool:
+    """Whether *ref* names a live volume's object (an unmanaged one's may come back)."""
     named = _named_volume_id(ref)
-    return named is not None and db_volumes.get_any(db, volume_id=named) is not None
+    if named is None:
+        return False
+    try:
+        db_volumes.get(db, volume_id=named)
+    except exception.VolumeNotFound:
+        return False
+    return True
 
 
 def manage_volume(conf, db, rpc, ctx, *, host: str | None, cluster_name: str | None,
