@@ -173,7 +173,12 @@ class FakeDriver(base.VolumeDriver):
 
     def manage_existing(self, volume, ref):
         with self._lock:
-            self._volumes[volume.name] = self._volumes.pop(self._known(ref, self._volumes))
+            old = self._known(ref, self._volumes)
+            self._volumes[volume.name] = self._volumes.pop(old)
+            # The snapshots of the object are now the new volume's.
+            for snapshot, origin in self._snapshots.items():
+                if origin == old:
+                    self._snapshots[snapshot] = volume.name
         return {'provider_location': f'fake://{self.host}/{volume.name}'}
 
     def get_manageable_volumes(self, cinder_volumes, *, marker, limit, offset, sort_keys,
