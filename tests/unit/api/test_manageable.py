@@ -275,3 +275,12 @@ def test_snapshot_unmanage_and_its_refusal(vclient, seeded, rpc):
              'part of a group.')
     assert {s.id: s.status for s in snapshot_rows(seeded)} == {kept.id: 'unmanaging',
                                                                busy.id: 'creating'}
+
+
+def test_an_encrypted_volume_refusal_leaves_cinders_user_message(vclient, seeded, rpc):
+    from cinderlike.db import messages as db_messages
+    volume = add_volume(seeded, host=f'{HOST}#pool',
+                        encryption_key_id='6c7e5d8e-7a55-4a4e-9f0a-2a0f3b9d4c11')
+    assert fault(action(vclient, volume.id, {'os-unmanage': {}}))[0] == 400
+    (message,) = db_messages.get_all(seeded, project_id='admin')
+    assert (message.event_id, message.resource_uuid) == ('VOLUME_VOLUME_006_008', volume.id)
