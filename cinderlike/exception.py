@@ -91,6 +91,12 @@ class InvalidSnapshot(Invalid):
     msg_fmt = 'Invalid snapshot: %(reason)s'
 
 
+class ServiceUnavailable(Invalid):
+    """The volume service a manage request names is disabled, down or unknown (Cinder's
+    400, for all its name)."""
+    msg_fmt = 'Service is unavailable at this time.'
+
+
 class InvalidBackup(Invalid):
     """A backup is not in a state (or shape) that allows the request."""
     msg_fmt = 'Invalid backup: %(reason)s'
@@ -443,9 +449,9 @@ class NoEnabledBackends(Invalid):
                'Using DEFAULT section to configure drivers is not supported.')
 
 
-class ServiceUnavailable(CinderlikeException):
+class TemporarilyUnavailable(CinderlikeException):
     """A service the request needs (the message broker, the database) cannot be reached now;
-    what the request wrote was undone (503)."""
+    what the request wrote was undone (503; Cinder's ServiceUnavailable above is its 400)."""
     msg_fmt = 'Service is unavailable at this time.'
     code = 503
     safe = True
@@ -482,6 +488,17 @@ class SnapshotIsBusy(VolumeDriverException):
 class UnableToFailOver(CinderlikeException):
     """A volume driver could not fail its backend over (Cinder's wording, parenthesis too)."""
     msg_fmt = 'Unable to failover to replication target: %(reason)s).'
+
+
+class ManageExistingInvalidReference(VolumeDriverException):
+    """The backend object a manage request names is unusable; the volume ends error_managing."""
+    msg_fmt = ('Manage existing volume failed due to invalid backend reference '
+               '%(existing_ref)s: %(reason)s')
+
+
+class ManageExistingAlreadyManaged(VolumeDriverException):
+    """The backend object a manage request names is a managed volume's already."""
+    msg_fmt = 'Unable to manage existing volume. Volume %(volume_ref)s already managed.'
 
 
 class DriverNotInitialized(VolumeDriverException):

@@ -8,6 +8,9 @@ binding (`rebind`, `save_as`) and the same reverts (`result`, `flow_failures`) â
 the engine is this loop.
 """
 
+import time
+from collections.abc import Callable
+
 from oslo_log import log as logging
 from taskflow.types import failure as tf_failure
 
@@ -39,8 +42,14 @@ class LinearFlow:
         for name, index in task.save_as.items():
             values[name] = result if index is None else result[index]
 
-    def run(self, store: dict) -> dict:
-        """The store plus every task's results, by the names the tasks provide."""
+    def run(self, store: dict, *,
+            timer: Callable[[str, str, float], None] | None = None) -> dict:
+        """The store plus every task's results, by the names the tasks provide.
+
+        *timer(flow name, outcome, seconds)* hears how long the run took, reverts included
+        (outcome `ok`, or `reverted` when a task failed).
+        """
+        started = time.perf_counter()
         values = dict(store)
         done = []
         for task in self.tasks:
@@ -49,9 +58,13 @@ class LinearFlow:
             except Exception:
                 failed = tf_failure.Failure()
                 self._revert(done, task, failed, values)
+                if timer is not None:
+                    timer(self.name, 'reverted', time.perf_counter() - started)
                 raise
             done.append((task, result))
             self._save(task, result, values)
+        if timer is not None:
+            timer(self.name, 'ok', time.perf_counter() - started)
         return values
 
     def _revert(self, done, failed_task, failed, values: dict) -> None:

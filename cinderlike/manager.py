@@ -96,6 +96,11 @@ class Manager:
                         getattr(row, machine.column), status)
         return row, hold
 
+    def flow_timer(self):
+        """What the flows this manager runs report their durations to (None outside a
+        daemon)."""
+        return self.metrics.observe_flow if self.metrics is not None else None
+
     def set_log_levels(self, context, *, prefix, level):
         """RPC (os-services set-log): set *level* on this process's loggers under *prefix*."""
         log_levels.set_levels(prefix, level)

@@ -1,5 +1,6 @@
 """Prometheus metrics of the scheduler, volume and backup daemons (prometheus_client): RPC
-messages by method and outcome, placements and claim failures, heartbeat age, and, read
+messages by method and outcome, flow durations, placements and claim failures, heartbeat
+age, and, read
 from the database at each scrape,
 in-flight workers rows and each pool's claimed and free capacity.
 
@@ -32,6 +33,9 @@ class Metrics:
             'cinderlike_placements', 'Volumes the scheduler handled, by outcome: placed, gone '
             '(deleted meanwhile) or the failure reason (no_valid_backend).', ['outcome'],
             registry=self.registry)
+        self.flow_seconds = prometheus_client.Histogram(
+            'cinderlike_flow_duration_seconds', 'Time a flow took, reverts included, by flow '
+            'name and outcome (ok, reverted).', ['flow', 'outcome'], registry=self.registry)
         self.claim_failures = prometheus_client.Counter(
             'cinderlike_claim_failures', 'Capacity claims refused on a weighed pool (it filled '
             'up meanwhile; the next candidate is tried).', ['pool'], registry=self.registry)
@@ -46,6 +50,10 @@ class Metrics:
     def beat(self) -> None:
         """A heartbeat reached the database."""
         self._last_beat = self._clock()
+
+    def observe_flow(self, flow: str, outcome: str, seconds: float) -> None:
+        """A flow run ended (cinderlike/flow.py's timer)."""
+        self.flow_seconds.labels(flow, outcome).observe(seconds)
 
     def counting(self, endpoint):
         """*endpoint* as oslo.messaging sees it, its public methods counted."""

@@ -12,6 +12,7 @@ from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
 from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
+from cinderlike.api import metrics as api_metrics
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.operations import volume_type_encryption as encryption_operations
@@ -25,6 +26,7 @@ from cinderlike.api.resources import (
     extensions,
     hosts,
     limits,
+    manageable,
     messages,
     metadata,
     qos_specs,
@@ -234,6 +236,19 @@ def _add_attachment_routes(app: falcon.App, conf, db: Database, enforcer: Enforc
                   attachments.AttachmentActions(conf, db, enforcer, rpc))
 
 
+def _add_manage_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Manage existing volumes and snapshots, on the v3 paths (3.8) and the legacy
+    extension paths (3.0)."""
+    for path, resource, legacy in (
+            ('/manageable_volumes', manageable.ManageableVolumes, False),
+            ('/os-volume-manage', manageable.ManageableVolumes, True),
+            ('/manageable_snapshots', manageable.ManageableSnapshots, False),
+            ('/os-snapshot-manage', manageable.ManageableSnapshots, True)):
+        collection = resource(conf, db, enforcer, rpc, legacy=legacy)
+        _add_v3_route(app, path, collection)
+        _add_v3_route(app, f'{path}/detail', collection, suffix='detail')
+
+
 def _add_quota_and_message_routes(app: falcon.App, conf, db: Database,
                                   enforcer: Enforcer) -> None:
     _add_v3_route(app, '/os-quota-sets/{target_project_id}',
@@ -271,6 +286,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_attachment_routes(app, conf, db, enforcer, rpc)
     _add_backup_routes(app, conf, db, enforcer, rpc)
+    _add_manage_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_transfer_routes(app, conf, db, enforcer)
     _add_v3_route(app, '/scheduler-stats/get_pools', scheduler_stats.Pools(db, enforcer, rpc))
@@ -279,18 +295,21 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
 
 
 def create_app(conf, *, db: Database | None = None, rpc=None,
-               use_auth_token: bool = True) -> falcon.App:
+               use_auth_token: bool = True,
+               metrics: api_metrics.RequestMetrics | None = None) -> falcon.App:
     """The volume API for *conf*.
 
     *db* defaults to `[database] connection`; *rpc* holds the `scheduler` and `volume`
     rpcapi clients resources cast through (built from *conf* when not given).
     *use_auth_token=False* (tests only) trusts the identity headers auth_token would set,
-    so the keystone header→context path runs without Keystone.
+    so the keystone header→context path runs without Keystone. *metrics* times every
+    request (outermost, so the other middleware's refusals count too).
     """
     db = db or Database.from_conf(conf)
     identity = (middleware.NoAuth() if conf.auth_strategy == 'noauth'
                 else middleware.KeystoneContext())
     app = VolumeApp(middleware=[
+        *([metrics] if metrics is not None else []),
         middleware.RequestBody(conf.osapi_max_request_body_size),
         identity,
         middleware.RequestLog(),

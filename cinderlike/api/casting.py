@@ -21,13 +21,13 @@ LOG = logging.getLogger(__name__)
 
 def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
          resource_id: str, what: str):
-    """*cast()*'s result; when it cannot be sent, *undo()* and ServiceUnavailable.
+    """*cast()*'s result; when it cannot be sent, *undo()* and TemporarilyUnavailable.
 
     *undo()* is one compensating transaction; it returns False when it found the operation
     taken up by a service (so the message went through after all). Any other error of the
     cast (a bug) is undone the same way and raised as it is (500).
 
-    :raises ServiceUnavailable: the message was not sent and the request's writes are undone.
+    :raises TemporarilyUnavailable: the message was not sent and the request's writes are undone.
     """
     try:
         return cast()
@@ -41,7 +41,7 @@ def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
             return None
         if not isinstance(error, rpc.SEND_FAILURES):
             raise
-        raise exception.ServiceUnavailable(
+        raise exception.TemporarilyUnavailable(
             'Service is unavailable at this time: the message broker cannot be reached; '
             'nothing was changed.') from error
 

@@ -42,7 +42,7 @@ DATABASE_UNREACHABLE = (sa.exc.OperationalError, sa.exc.InterfaceError,
 # Cinder's handlers pass these families' messages through untouched.
 _PLAIN_MESSAGE = (exception.Invalid, exception.NotFound, exception.NotAuthorized,
                   exception.InvalidGlobalAPIVersion, exception.RequestTooLarge,
-                  exception.ServiceUnavailable)
+                  exception.TemporarilyUnavailable)
 
 
 def body(code: int, message: str) -> dict:

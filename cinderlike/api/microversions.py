@@ -53,7 +53,9 @@ def _bound(text: str) -> tuple[int, int]:
 # Named versions this code branches on.
 BASE = '3.0'
 CLUSTER_SUPPORT = '3.7'
+MANAGE_EXISTING_LIST = '3.8'
 VOLUME_MIGRATE_CLUSTER = '3.16'
+MANAGE_EXISTING_CLUSTER = '3.17'
 REPLICATION_CLUSTER = '3.26'
 # Volumes.
 VOLUME_LIST_BOOTABLE = '3.2'

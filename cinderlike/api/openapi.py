@@ -18,6 +18,7 @@ from cinderlike.api import microversions as mv
 from cinderlike.api.resources import backups, clusters, services, snapshots, types, volume_actions
 from cinderlike.api.schemas import attachments as attachment_schemas
 from cinderlike.api.schemas import backups as backup_schemas
+from cinderlike.api.schemas import manageable as manage_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
 from cinderlike.api.schemas import quota_sets as quota_schemas
 from cinderlike.api.schemas import responses as r
@@ -64,6 +65,7 @@ _QUERY = {
     'is_public': {'type': 'string'}, 'vol_type_id': {'type': 'string'},
     'detail': {'type': 'string'}, 'project_id': {'type': 'string'},
     'zone': {'type': 'string'},
+    'cluster': {'type': 'string'},
 }
 _VOLUME_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'metadata')
 
@@ -74,6 +76,10 @@ _CLUSTER_ACTIONS = _one_of(entry[0] for entry in clusters._ACTIONS.values())
 _SERVICE_ACTIONS = _one_of(entry[0] for entry in services._ACTIONS.values())
 _BACKUP_ACTIONS = _one_of(entry[0] for entry in backups.BackupActions._ACTIONS.values())
 _BACKUP_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'volume_id')
+
+_MANAGE_NOTE = ('/manageable_volumes and /manageable_snapshots since 3.8, the '
+                '/os-volume-manage and /os-snapshot-manage paths since 3.0; cluster (3.17) '
+                'instead of host in the listings.')
 
 # (resource class, responder) -> Op. tests/unit/api/test_openapi.py checks that every
 # routed responder has its entry.
@@ -180,7 +186,8 @@ OPERATIONS = {
                                 notes='`force` from 3.23.'),
     ('VolumeActions', 'on_post'): Op(
         'A volume action: os-extend, os-reset_status, os-force_delete, os-set_bootable, '
-        'os-update_readonly_flag, revert (3.40), and the legacy attach actions', 202,
+        'os-update_readonly_flag, revert (3.40), os-unmanage and the legacy attach actions',
+        202,
         request=_VOLUME_ACTIONS, bodiless=(200,),
         notes='os-set_bootable answers 200 without a body, os-initialize_connection 200 '
               'with connection_info.'),
@@ -202,8 +209,28 @@ OPERATIONS = {
     ('Snapshot', 'on_put'): Op('Update a snapshot', 200, r.snapshot, snapshot_schemas.update),
     ('Snapshot', 'on_delete'): Op('Delete a snapshot', 202),
     ('SnapshotActions', 'on_post'): Op(
-        'A snapshot action: os-reset_status, os-update_snapshot_status, os-force_delete', 202,
+        'A snapshot action: os-reset_status, os-update_snapshot_status, os-force_delete, '
+        'os-unmanage', 202,
         request=_SNAPSHOT_ACTIONS),
+    ('ManageableVolumes', 'on_get'): Op(
+        'List the volumes a backend could manage', 200, r.manageable_volumes,
+        query=_LIST + ('host', 'cluster'), notes=_MANAGE_NOTE),
+    ('ManageableVolumes', 'on_get_detail'): Op(
+        'List the volumes a backend could manage, with details', 200, r.manageable_volumes,
+        query=_LIST + ('host', 'cluster'), notes=_MANAGE_NOTE),
+    ('ManageableVolumes', 'on_post'): Op(
+        'Manage an existing backend volume', 202, r.volume,
+        manage_schemas.volume_manage_create_v3_16, notes=_MANAGE_NOTE + ' host or cluster '
+        '(3.16) names the backend.'),
+    ('ManageableSnapshots', 'on_get'): Op(
+        'List the snapshots a backend could manage', 200, r.manageable_snapshots,
+        query=_LIST + ('host', 'cluster'), notes=_MANAGE_NOTE),
+    ('ManageableSnapshots', 'on_get_detail'): Op(
+        'List the snapshots a backend could manage, with details', 200,
+        r.manageable_snapshots, query=_LIST + ('host', 'cluster'), notes=_MANAGE_NOTE),
+    ('ManageableSnapshots', 'on_post'): Op(
+        'Manage an existing backend snapshot', 202, r.snapshot,
+        manage_schemas.snapshot_manage_create, notes=_MANAGE_NOTE),
     ('Attachments', 'on_get'): Op('List attachments', 200, r.attachments,
                                   query=_LIST + ('all_tenants', 'volume_id', 'status'),
                                   since=mv.NEW_ATTACH),

@@ -10,6 +10,7 @@ from gunicorn.app import base
 from oslo_log import log as logging
 
 from cinderlike import conf as cl_conf
+from cinderlike.api import metrics as api_metrics
 from cinderlike.api.app import create_app
 
 LOG = logging.getLogger(__name__)
@@ -22,8 +23,9 @@ def _bind(host: str, port: int) -> str:
 class APIServer(base.BaseApplication):
     """gunicorn application: options from our ConfigOpts, the app built in each worker."""
 
-    def __init__(self, conf):
+    def __init__(self, conf, shared: api_metrics.SharedDirectory | None = None):
         self._conf = conf
+        self._shared = shared
         super().__init__()
 
     def load_config(self):
@@ -40,10 +42,18 @@ class APIServer(base.BaseApplication):
         # default; two API processes on a host would fight over it.
         if 'control_socket_disable' in self.cfg.settings:
             self.cfg.set('control_socket_disable', True)
+        shared = self._shared
+        if shared is not None:
+            metrics_conf = conf.metrics
+            self.cfg.set('when_ready', lambda server: shared.serve(
+                addr=metrics_conf.listen, port=metrics_conf.api_port))
+            self.cfg.set('child_exit', lambda server, worker: shared.worker_exited(worker.pid))
+            self.cfg.set('on_exit', lambda server: shared.remove())
 
     def load(self):
         # NOTE(fork): built after the fork, so each worker has its own database pool.
-        return create_app(self._conf)
+        metrics = api_metrics.RequestMetrics() if self._shared is not None else None
+        return create_app(self._conf, metrics=metrics)
 
 
 def main(argv=None):
@@ -51,4 +61,8 @@ def main(argv=None):
     logging.setup(conf, 'cinderlike')
     LOG.info('cinderlike-api listening on %s', _bind(conf.osapi_volume_listen,
                                                      conf.osapi_volume_listen_port))
-    APIServer(conf).run()
+    # NOTE(multiprocess): the directory is named in the environment before any worker (or
+    # prometheus_client) exists; a fresh one per run, so no old run's counts are summed.
+    shared = (api_metrics.SharedDirectory(conf.state_path)
+              if conf.metrics.api_port is not None else None)
+    APIServer(conf, shared).run()

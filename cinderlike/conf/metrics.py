@@ -7,6 +7,10 @@ GROUP = 'metrics'
 OPTS = [
     cfg.HostAddressOpt('listen', default='127.0.0.1',
                        help='Address the daemons serve their Prometheus metrics on.'),
+    cfg.PortOpt('api_port',
+                help='Port of cinderlike-api\'s /metrics: request latency by route and '
+                     'status, summed over its gunicorn workers (served by the master '
+                     'process). Unset: not served.'),
     cfg.PortOpt('scheduler_port',
                 help='Port of cinderlike-scheduler\'s /metrics; unset: not served.'),
     cfg.PortOpt('volume_port',

@@ -13,6 +13,7 @@ from cinderlike.db import conditional
 from cinderlike.db import pools as db_pools
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Volume, utcnow
+from cinderlike.states import volumes as volume_states
 
 LOG = logging.getLogger(__name__)
 
@@ -48,6 +49,20 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
         return Placed.GONE
     LOG.info('Volume %(id)s placed on %(host)s', {'id': volume_id, 'host': host})
     return Placed.PLACED
+
+
+def place_managed(db, *, volume_id: str, host: str, cluster_name: str | None) -> bool:
+    """Give a `managing` volume the pool the scheduler checked (its capacity is counted
+    once the driver found its size); False when it is no longer `managing`."""
+    with db.writer() as s:
+        placed = conditional.update(
+            s, Volume, values={'host': host, 'cluster_name': cluster_name,
+                               'scheduled_at': utcnow()},
+            where=[Volume.id == volume_id, Volume.deleted.is_(False),
+                   Volume.status == volume_states.Status.MANAGING])
+    if placed:
+        LOG.info('Volume %(id)s to manage placed on %(host)s', {'id': volume_id, 'host': host})
+    return bool(placed)
 
 
 def locations(db, *, volume_ids: list[str]) -> list[tuple[str | None, str | None]]:

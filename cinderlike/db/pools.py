@@ -134,6 +134,22 @@ def claim(db, *, pool: str, size_gb: float, max_gb: float | None = None, session
     return bool(count)
 
 
+def count_existing(db, *, pool: str | None, size_gb: float, session=None) -> bool:
+    """Add a managed volume's *size_gb* to its pool's claim whatever the limit (the data
+    is on the backend already); False when the pool has no row (never reported)."""
+    table = Pool.__table__
+    with db.writer(session) as s:
+        count = s.execute(sa.update(table).where(
+            table.c.name == pool, table.c.deleted.is_(False)).values(
+            allocated_capacity_gb=table.c.allocated_capacity_gb + size_gb,
+            provisioned_capacity_gb=table.c.provisioned_capacity_gb + size_gb,
+            updated_at=utcnow())).rowcount
+    if count:
+        LOG.debug('Counted %(size)s GB of a managed volume on pool %(pool)s',
+                  {'size': size_gb, 'pool': pool})
+    return bool(count)
+
+
 def release(db, *, pool: str | None, size_gb: float, session=None) -> bool:
     """Give back a claim (volume deleted, rescheduled away, failed before allocation).
 

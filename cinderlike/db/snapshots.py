@@ -14,6 +14,7 @@ from oslo_log import log as logging
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
 from cinderlike.db import metadata as db_metadata
+from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Snapshot, SnapshotMetadata, Volume
 from cinderlike.states import snapshots as states
 
@@ -26,7 +27,7 @@ GUARDS = {
 
 def _refusal(action: str, row: Snapshot) -> exception.InvalidSnapshot:
     """Cinder's 400 for *action* refused on *row*."""
-    if action in ('delete', 'force_delete'):
+    if action in ('delete', 'force_delete', 'unmanage'):
         # NOTE(cinder): one text for the status and the group test, as Cinder's one
         # conditional update; a force delete names no status (hence Cinder's two spaces).
         allowed = states.TRANSITIONS[action].allowed_from
@@ -88,6 +89,16 @@ def of_volume(db, *, volume_id: str, session=None) -> list[Snapshot]:
         return list(s.scalars(sa.select(Snapshot).where(
             Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False))
             .order_by(Snapshot.created_at, Snapshot.id)))
+
+
+def of_backend(db, *, host: str, cluster_name: str | None = None) -> list[tuple]:
+    """(snapshot, volume) of the live snapshots of a backend's volumes (Cinder's
+    _get_my_snapshots)."""
+    with db.reader() as s:
+        return [tuple(row) for row in s.execute(
+            sa.select(Snapshot, Volume).join(Volume, Volume.id == Snapshot.volume_id).where(
+                Snapshot.deleted.is_(False),
+                db_volumes.on_backend(host=host, cluster_name=cluster_name)))]
 
 
 def latest(db, *, volume_id: str, session=None) -> Snapshot | None:

@@ -12,6 +12,7 @@ from oslo_log import log as logging
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
 from cinderlike.db import metadata as db_metadata
+from cinderlike.db import services as db_services
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import (
     Snapshot,
@@ -162,7 +163,7 @@ _ATTACH_REFUSALS = {
 
 def _refusal(action: str, row: Volume) -> exception.InvalidVolume:
     """Cinder's 400 for *action* refused on *row*, naming the states it expects."""
-    if action in ('delete', 'delete_cascade'):
+    if action in ('delete', 'delete_cascade', 'unmanage'):
         expected = ' or '.join(states.DELETABLE)
         return exception.InvalidVolume(reason=f'Volume status must be {expected} and '
                                               f'{_DELETE_TAIL}')
@@ -203,6 +204,17 @@ def same_placement(volume: Volume) -> sa.ColumnElement:
         return column.is_(None) if value is None else column == value
     return sa.and_(same(Volume.host, volume.host), same(Volume.cluster_name,
                                                         volume.cluster_name))
+def on_backend(*, host: str, cluster_name: str | None = None) -> sa.ColumnElement:
+    """SQL: a volume of backend *host* (`host@backend`, any pool) or of its cluster."""
+    mine = db_services.host_level(Volume.host, host)
+    return sa.or_(mine, Volume.cluster_name == cluster_name) if cluster_name else mine
+
+
+def of_backend(db, *, host: str, cluster_name: str | None = None) -> list[Volume]:
+    """The live volumes of a backend (Cinder's _get_my_volumes)."""
+    with db.reader() as s:
+        return list(s.scalars(sa.select(Volume).where(
+            Volume.deleted.is_(False), on_backend(host=host, cluster_name=cluster_name))))
 
 
 def unplaced(volume_id: str | None = None) -> list:

@@ -10,6 +10,7 @@ from cinderlike.policies import (
     clusters,
     hosts,
     limits,
+    manageable,
     messages,
     qos_specs,
     quota_class_sets,
@@ -35,5 +36,5 @@ def list_rules():
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
-                                backups.list_rules(), volume_type_encryption.list_rules(),
-                                hosts.list_rules()))
+                               backups.list_rules(), volume_type_encryption.list_rules(),
+                               hosts.list_rules(), manageable.list_rules()))

@@ -175,6 +175,45 @@ class SchedulerManager(manager.Manager):
             db_workers.drop_untaken(s, resource_type=db_snapshots.MACHINE.name,
                                     resource_ids=[snapshot_id])
         return True
+    def manage_existing(self, context, *, volume_id, ref, request_spec):
+        """Cinder's: the backend the request named must pass the filters (size 0: the
+        object's size is not known yet); the volume gets the pool and goes to it, else it
+        ends `error_managing`."""
+        self.host_manager.wait_for_reports()
+        volume = db_volumes.get(self.db, volume_id=volume_id)
+        try:
+            pool = self.filter_scheduler.backend_passes_filters(
+                self.host_manager.pools(fresh_claims=True), volume.cluster_name or volume.host,
+                request_spec, {}, context)
+        except exception.NoValidBackend as error:
+            LOG.warning('Cannot manage volume %(id)s: %(error)s', {'id': volume_id,
+                                                                   'error': error})
+            db_volumes.MACHINE.finish(self.db, row_id=volume_id, action='manage', error=True)
+            return
+        if placements.place_managed(self.db, volume_id=volume_id, host=pool.volume_host,
+                                    cluster_name=pool.volume_cluster_name):
+            self.volume_api.manage_existing(context, volume_id=volume_id, ref=ref,
+                                            host=pool.volume_host,
+                                            cluster_name=pool.volume_cluster_name)
+
+    def manage_existing_snapshot(self, context, *, snapshot_id, volume_id, ref, request_spec):
+        """Cinder's: the volume's backend must pass the filters; then the snapshot goes to
+        it, else it ends in `error`."""
+        self.host_manager.wait_for_reports()
+        volume = db_volumes.get(self.db, volume_id=volume_id)
+        try:
+            self.filter_scheduler.backend_passes_filters(
+                self.host_manager.pools(fresh_claims=True), db_pools.pool_of(volume),
+                dict(request_spec, volume_id=volume_id), {}, context)
+        except exception.NoValidBackend as error:
+            LOG.warning('Cannot manage snapshot %(id)s: %(error)s', {'id': snapshot_id,
+                                                                     'error': error})
+            db_snapshots.MACHINE.finish(self.db, row_id=snapshot_id, action='create',
+                                        error=True)
+            return
+        self.volume_api.manage_existing_snapshot(context, snapshot_id=snapshot_id, ref=ref,
+                                                 host=volume.host,
+                                                 cluster_name=volume.cluster_name)
 
     def create_backup(self, context, *, backup_id):
         """Cinder's: a live backup service in the volume's availability zone (the

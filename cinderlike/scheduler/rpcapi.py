@@ -13,7 +13,7 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = '1.7'
+RPC_API_VERSION = '1.8'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -35,6 +35,8 @@ class SchedulerAPI:
         1.6 - set_log_levels (cast), get_log_levels (call) to one scheduler
         1.7 - retype (find a backend for the new type), migrate_volume (check the
               destination, place the destination row with its claim)
+        1.8 - manage_existing, manage_existing_snapshot (check the named backend passes
+              the filters, then cast to it)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -101,6 +103,17 @@ class SchedulerAPI:
         """[{'name': 'backend#pool', 'capabilities': {...}}] of the live pools (a call)."""
         cctxt = self.client.prepare(version='1.2')
         return cctxt.call(ctxt, 'get_pools', filters=filters)
+
+    def manage_existing(self, ctxt, *, volume_id, ref, request_spec):
+        """Check the `managing` volume's backend passes the filters, then hand it over."""
+        self.client.prepare(version='1.8').cast(ctxt, 'manage_existing', volume_id=volume_id,
+                                                ref=ref, request_spec=request_spec)
+
+    def manage_existing_snapshot(self, ctxt, *, snapshot_id, volume_id, ref, request_spec):
+        """Check the volume's backend passes the filters, then hand the snapshot over."""
+        self.client.prepare(version='1.8').cast(
+            ctxt, 'manage_existing_snapshot', snapshot_id=snapshot_id, volume_id=volume_id,
+            ref=ref, request_spec=request_spec)
 
     def set_log_levels(self, ctxt, *, host, prefix, level):
         """Set *level* on the loggers under *prefix* of the scheduler on *host* (a cast)."""

@@ -47,6 +47,9 @@ TRANSITIONS: dict[str, Transition] = dict(
     create=Transition(frozenset({S.CREATING}), S.CREATING, S.AVAILABLE, S.ERROR),
     delete=Transition(frozenset({S.AVAILABLE, S.ERROR}), S.DELETING, None, S.ERROR_DELETING,
                       guards=('not_in_group_snapshot',)),
+    # os-unmanage: a delete whose backend keeps the data.
+    unmanage=Transition(frozenset({S.AVAILABLE, S.ERROR}), S.UNMANAGING, None,
+                        S.ERROR_DELETING, guards=('not_in_group_snapshot',)),
     force_delete=Transition(ANY, S.DELETING, None, S.ERROR_DELETING,
                             guards=('not_in_group_snapshot',)),
     # Revert to snapshot (3.40): the volume reverts from it while it is `restoring`.

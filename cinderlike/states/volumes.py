@@ -30,6 +30,7 @@ class Status(enum.StrEnum):
     REVERTING = 'reverting'
     # Beyond Cinder's enum, as Cinder writes them.
     UNMANAGING = 'unmanaging'
+    ERROR_UNMANAGING = 'error_unmanaging'
     ERROR_MANAGING_DELETING = 'error_managing_deleting'
 
 
@@ -132,6 +133,13 @@ TRANSITIONS: dict[str, Transition] = dict(
         guards=('not_attached', 'migration_deletable', 'no_group_snapshots',
                 'not_in_group'),
         saves_previous=True),
+    # Manage (Cinder's manage_existing): the API inserts the row `managing`; the volume
+    # service finishes it available (quota and capacity claim taken then) or error_managing.
+    manage=Transition(frozenset({S.MANAGING}), S.MANAGING, S.AVAILABLE, S.ERROR_MANAGING),
+    # os-unmanage: a delete whose backend keeps the data (the row goes, the file stays).
+    unmanage=Transition(
+        frozenset(DELETABLE), S.UNMANAGING, None, S.ERROR_UNMANAGING,
+        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
     extend=Transition(frozenset({S.AVAILABLE}), S.EXTENDING, PREVIOUS, S.ERROR_EXTENDING,
                       guards=('not_migrating',), saves_previous=True),
     # From 3.42 an attached volume may be extended too; it returns to in-use.

@@ -26,7 +26,7 @@ def create_volume(manager, ctx, *, volume_id: str, request_spec: dict,
              'request_spec': request_spec, 'filter_properties': filter_properties or {},
              'allow_reschedule': allow_reschedule}
     try:
-        FLOW.run(store)
+        FLOW.run(store, timer=manager.flow_timer())
     except exception.VolumeMovedOn as moved:
         # NOTE(fencing): the revert logged why (a take-over logs its refusal once).
         LOG.info('Volume %s: create on %s stopped: %s', volume_id, manager.host, moved)

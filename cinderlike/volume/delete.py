@@ -18,27 +18,32 @@ from cinderlike.volume import snapshots
 LOG = logging.getLogger(__name__)
 
 
-def _gone(manager, volume) -> db_settle.Outcome:
-    """The delete's outcome: row destroyed, usage and (if held) capacity given back."""
+def _gone(manager, volume, action: str = 'delete') -> db_settle.Outcome:
+    """The delete's (or unmanage's) outcome: row destroyed, usage and (if held) capacity
+    given back."""
     type_name = db_volumes.get_type_names(manager.db, type_ids={volume.volume_type_id}).get(
         volume.volume_type_id)
     deltas = quota.volume_deltas(size=volume.size or 0, volume_type_name=type_name)
     return db_settle.Outcome(
-        action='delete', destroy=True, values={'terminated_at': utcnow()},
+        action=action, destroy=True, values={'terminated_at': utcnow()},
         release_usage={resource: -amount for resource, amount in deltas.items()},
         release_gb=volume.size if db_pools.holds_claim(volume) else 0)
 
 
-def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False) -> bool:
+def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False,
+                  unmanage_only: bool = False) -> bool:
     """Remove the volume from the backend and the database; True when it is gone.
 
     VolumeIsBusy from the driver puts it back to `available`; any other failure leaves it
-    `error_deleting`.
+    `error_deleting`. With *unmanage_only* (os-unmanage, an `unmanaging` volume) the
+    backend keeps the data and a failure leaves it `error_unmanaging`.
     """
-    volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id, status=Status.DELETING)
+    action = 'unmanage' if unmanage_only else 'delete'
+    status = Status.UNMANAGING if unmanage_only else Status.DELETING
+    volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id, status=status)
     if hold is None:
         return False
-    manager.notifier.info(ctx, volume, 'delete.start')
+    manager.notifier.info(ctx, volume, f'{action}.start')
     ref = base.VolumeRef.of(volume)
     try:
         manager.require_driver()
@@ -46,20 +51,23 @@ def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False) -> boo
             raise exception.VolumeDriverException(
                 message=f'snapshots of volume {volume_id} could not be deleted')
         manager.driver.remove_export(ref)
-        manager.driver.delete_volume(ref)
+        if unmanage_only:
+            manager.driver.unmanage(ref)
+        else:
+            manager.driver.delete_volume(ref)
     except exception.VolumeIsBusy:
         LOG.error('Volume %s is busy on the backend; it stays available', volume_id)
-        outcome = db_settle.Outcome(action='delete', status=Status.AVAILABLE)
+        outcome = db_settle.Outcome(action=action, status=Status.AVAILABLE)
     except Exception:
-        LOG.exception('Volume %s: driver failed to delete it', volume_id)
-        outcome = db_settle.Outcome(action='delete', error=True)
+        LOG.exception('Volume %s: driver failed to %s it', volume_id, action)
+        outcome = db_settle.Outcome(action=action, error=True)
     else:
-        outcome = _gone(manager, volume)
+        outcome = _gone(manager, volume, action)
     settled = db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
                                outcome=outcome)
     if settled is db_settle.Settled.MOVED_ON:
         LOG.warning('Volume %s moved on while it was being deleted', volume_id)
     if settled is not db_settle.Settled.DONE or not outcome.destroy:
         return False
-    manager.notifier.info(ctx, volume, 'delete.end')
+    manager.notifier.info(ctx, volume, f'{action}.end')
     return True

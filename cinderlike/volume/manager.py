@@ -23,6 +23,7 @@ from cinderlike.volume import (
     create,
     delete,
     extend,
+    manage_existing,
     migrate,
     periodics,
     recovery,
@@ -168,13 +169,15 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                                  filter_properties=filter_properties,
                                  allow_reschedule=allow_reschedule)
 
-    def delete_volume(self, context, *, volume_id, cascade=False):
+    def delete_volume(self, context, *, volume_id, cascade=False, unmanage_only=False):
         """Cast from the API: delete a `deleting` volume, one delete per volume at a time;
-        with *cascade* its `deleting` snapshots go first."""
+        with *cascade* its `deleting` snapshots go first; *unmanage_only* forgets an
+        `unmanaging` one, its data left on the backend."""
         LOG.debug('delete_volume %s received on %s', volume_id, self.host)
         with self.coordinator.get_lock(locks.delete_volume(volume_id)):
             try:
-                delete.delete_volume(self, context, volume_id=volume_id, cascade=cascade)
+                delete.delete_volume(self, context, volume_id=volume_id, cascade=cascade,
+                                     unmanage_only=unmanage_only)
             except exception.VolumeNotFound:
                 LOG.info('Volume %s was already deleted', volume_id)
 
@@ -186,12 +189,14 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         except exception.SnapshotNotFound:
             LOG.warning('Snapshot %s to create no longer exists', snapshot_id)
 
-    def delete_snapshot(self, context, *, snapshot_id):
-        """Cast from the API: delete a `deleting` snapshot, one delete at a time."""
+    def delete_snapshot(self, context, *, snapshot_id, unmanage_only=False):
+        """Cast from the API: delete a `deleting` snapshot (forget an `unmanaging` one with
+        *unmanage_only*), one delete at a time."""
         LOG.debug('delete_snapshot %s received on %s', snapshot_id, self.host)
         with self.coordinator.get_lock(locks.delete_snapshot(snapshot_id)):
             try:
-                snapshots.delete_snapshot(self, context, snapshot_id=snapshot_id)
+                snapshots.delete_snapshot(self, context, snapshot_id=snapshot_id,
+                                          unmanage_only=unmanage_only)
             except exception.SnapshotNotFound:
                 LOG.info('Snapshot %s was already deleted', snapshot_id)
 
@@ -240,6 +245,34 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self.require_driver()
         return migrate.complete(self, context, volume_id=volume_id, target_id=target_id,
                                 error=error)
+    # --- manage existing (1.10) -------------------------------------------------------
+
+    def manage_existing(self, context, *, volume_id, ref):
+        """Cast from the scheduler: adopt the backend object *ref* as a `managing` volume."""
+        LOG.debug('manage_existing %s received on %s', volume_id, self.host)
+        if self.cluster_name:
+            db_clusters.adopt_volume(self.db, volume_id=volume_id, host=self.host)
+        manage_existing.manage_existing(self, context, volume_id=volume_id, ref=ref)
+
+    def manage_existing_snapshot(self, context, *, snapshot_id, ref):
+        """Cast from the scheduler: adopt the backend object *ref* as a `creating` snapshot."""
+        LOG.debug('manage_existing_snapshot %s received on %s', snapshot_id, self.host)
+        manage_existing.manage_existing_snapshot(self, context, snapshot_id=snapshot_id,
+                                                 ref=ref)
+
+    def get_manageable_volumes(self, context, *, marker, limit, offset, sort_keys,
+                               sort_dirs) -> list[dict]:
+        """Call from the API: the backend's volumes, managed or not, sorted and paged."""
+        return manage_existing.get_manageable_volumes(
+            self, context, marker=marker, limit=limit, offset=offset, sort_keys=sort_keys,
+            sort_dirs=sort_dirs)
+
+    def get_manageable_snapshots(self, context, *, marker, limit, offset, sort_keys,
+                                 sort_dirs) -> list[dict]:
+        """Call from the API: the backend's snapshots, managed or not, sorted and paged."""
+        return manage_existing.get_manageable_snapshots(
+            self, context, marker=marker, limit=limit, offset=offset, sort_keys=sort_keys,
+            sort_dirs=sort_dirs)
 
     def do_cleanup(self, context, *, cleanup_request):
         """Cast from the scheduler (POST /workers/cleanup): settle the selected rows."""

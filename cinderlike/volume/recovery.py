@@ -190,27 +190,29 @@ def _create_message(volume):
     return messages.Resource.VOLUME, action, messages.Detail.UNKNOWN_ERROR
 
 
-def _resume(method: str):
+def _resume(method: str, **kwargs):
     """A settler that runs the manager's *method* again (a delete, under its lock)."""
     def settle(manager, ctx, machine, resource, row, hold):
         LOG.warning('%s %s: %s interrupted on service %s; resuming it', row.resource_type,
                     resource.id, method, row.service_id)
-        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id})
+        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id},
+                                 **kwargs)
     settle.needs_backend = True
     return settle
 
 
 # NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
-# user deletes it), delete → run again, extend → error_extending with its reservations
-# rolled back, as Cinder's do_cleanup; snapshots likewise. Beyond Cinder: a retype → back
-# to where it was, reservations rolled back; a detached volume's migration → error, its
-# destination deleted (volume/migrate.py settle_interrupted).
+# user deletes it), delete (and unmanage) → run again, extend → error_extending with its
+# reservations rolled back, as Cinder's do_cleanup; snapshots likewise. Beyond Cinder: a
+# retype → back to where it was, reservations rolled back; a detached volume's migration →
+# error, its destination deleted (volume/migrate.py settle_interrupted).
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
         Status.CREATING: _verdict(lambda volume, request: dataclasses.replace(
             create_flow.failed(volume), where=(db_volumes.same_placement(volume),)),
             _create_message),
         Status.DELETING: _resume('delete_volume'),
+        Status.UNMANAGING: _resume('delete_volume', unmanage_only=True),
         Status.EXTENDING: _verdict(extend.failed, lambda volume: (
             messages.Resource.VOLUME, messages.Action.EXTEND_VOLUME,
             messages.Detail.UNKNOWN_ERROR)),
@@ -227,6 +229,7 @@ _SETTLERS = {
                 messages.Resource.VOLUME_SNAPSHOT, messages.Action.SNAPSHOT_CREATE,
                 messages.Detail.SNAPSHOT_CREATE_ERROR)),
         SnapshotStatus.DELETING: _resume('delete_snapshot'),
+        SnapshotStatus.UNMANAGING: _resume('delete_snapshot', unmanage_only=True),
     }),
 }
 

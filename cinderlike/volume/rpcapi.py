@@ -11,15 +11,15 @@ attachment_delete, initialize_connection, terminate_connection, attach_volume,
 detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for backups
 get_backup_device, remove_backup_device, initialize_connection_snapshot,
 terminate_connection_snapshot, remove_export_snapshot, retype, migrate_volume,
-migrate_volume_completion. To the backend named by the caller
-(host or cluster, as given): get_capabilities; to one service's own host: set_log_levels,
-get_log_levels.
+migrate_volume_completion, manage_existing, manage_existing_snapshot, get_manageable_volumes,
+get_manageable_snapshots. To the backend named by the caller (host or cluster, as given):
+get_capabilities; to one service's own host: set_log_levels, get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.9'
+RPC_API_VERSION = '1.10'
 
 
 class VolumeAPI:
@@ -47,6 +47,9 @@ class VolumeAPI:
               (cast), get_log_levels (call)
         1.9 - retype, migrate_volume (casts to the source's backend),
               migrate_volume_completion (call: Nova's swap-volume callback; the id kept)
+        1.10 - manage_existing, manage_existing_snapshot (casts from the scheduler),
+               get_manageable_volumes, get_manageable_snapshots (calls), delete_volume's
+               and delete_snapshot's unmanage_only (os-unmanage)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -70,8 +73,14 @@ class VolumeAPI:
         """Every volume service reports its capabilities to the schedulers now."""
         self._get_cctxt(fanout=True).cast(ctxt, 'publish_service_capabilities')
 
-    def delete_volume(self, ctxt, *, volume_id, host, cluster_name=None, cascade=False):
-        """Delete a volume already `deleting` from its backend (or any member of its cluster)."""
+    def delete_volume(self, ctxt, *, volume_id, host, cluster_name=None, cascade=False,
+                      unmanage_only=False):
+        """Delete a volume already `deleting` from its backend (or any member of its
+        cluster); with *unmanage_only* forget an `unmanaging` one, its data kept."""
+        if unmanage_only:
+            self._get_cctxt(host, cluster_name=cluster_name, version='1.10').cast(
+                ctxt, 'delete_volume', volume_id=volume_id, unmanage_only=True)
+            return
         self._get_cctxt(host, cluster_name=cluster_name, version='1.1').cast(
             ctxt, 'delete_volume', volume_id=volume_id, cascade=cascade)
 
@@ -130,8 +139,14 @@ class VolumeAPI:
         self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
             ctxt, 'create_snapshot', snapshot_id=snapshot_id)
 
-    def delete_snapshot(self, ctxt, *, snapshot_id, host, cluster_name=None):
-        """Delete a `deleting` snapshot from the backend of its volume (*host*)."""
+    def delete_snapshot(self, ctxt, *, snapshot_id, host, cluster_name=None,
+                        unmanage_only=False):
+        """Delete a `deleting` snapshot from the backend of its volume (*host*); with
+        *unmanage_only* forget an `unmanaging` one, its data kept."""
+        if unmanage_only:
+            self._get_cctxt(host, cluster_name=cluster_name, version='1.10').cast(
+                ctxt, 'delete_snapshot', snapshot_id=snapshot_id, unmanage_only=True)
+            return
         self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
             ctxt, 'delete_snapshot', snapshot_id=snapshot_id)
 
@@ -246,3 +261,29 @@ class VolumeAPI:
     def get_log_levels(self, ctxt, *, host, prefix) -> dict:
         """{logger: level} under *prefix* in the service of *host* (a call)."""
         return self._get_cctxt(host, version='1.8').call(ctxt, 'get_log_levels', prefix=prefix)
+
+    # --- manage existing (1.10) --------------------------------------------------------
+
+    def manage_existing(self, ctxt, *, volume_id, ref, host, cluster_name=None):
+        """Adopt the backend object *ref* as the `managing` volume (a cast)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.10').cast(
+            ctxt, 'manage_existing', volume_id=volume_id, ref=ref)
+
+    def manage_existing_snapshot(self, ctxt, *, snapshot_id, ref, host, cluster_name=None):
+        """Adopt the backend object *ref* as the `creating` snapshot (a cast)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.10').cast(
+            ctxt, 'manage_existing_snapshot', snapshot_id=snapshot_id, ref=ref)
+
+    def get_manageable_volumes(self, ctxt, *, host, cluster_name=None, marker=None,
+                               limit=None, offset=None, sort_keys=(), sort_dirs=()) -> list:
+        """The backend's volumes as manageable entries, sorted and paged (a call)."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.10').call(
+            ctxt, 'get_manageable_volumes', marker=marker, limit=limit, offset=offset,
+            sort_keys=list(sort_keys), sort_dirs=list(sort_dirs))
+
+    def get_manageable_snapshots(self, ctxt, *, host, cluster_name=None, marker=None,
+                                 limit=None, offset=None, sort_keys=(), sort_dirs=()) -> list:
+        """The backend's snapshots as manageable entries, sorted and paged (a call)."""
+        return self._get_cctxt(host, cluster_name=cluster_name, version='1.10').call(
+            ctxt, 'get_manageable_snapshots', marker=marker, limit=limit, offset=offset,
+            sort_keys=list(sort_keys), sort_dirs=list(sort_dirs))

@@ -61,47 +61,52 @@ def create_snapshot(manager, ctx, *, snapshot_id: str) -> bool:
     return True
 
 
-def _gone(manager, snapshot) -> db_settle.Outcome:
-    """The delete's outcome: row destroyed and its quota usage given back."""
+def _gone(manager, snapshot, action: str = 'delete') -> db_settle.Outcome:
+    """The delete's (or unmanage's) outcome: row destroyed and its quota usage given back."""
     type_name = db_volumes.get_type_names(manager.db, type_ids={snapshot.volume_type_id}).get(
         snapshot.volume_type_id)
     deltas = quota.volume_deltas(size=snapshot.volume_size or 0, volume_type_name=type_name,
                                  snapshot=True, gigabytes=not manager.conf.no_snapshot_gb_quota)
-    return db_settle.Outcome(action='delete', destroy=True,
+    return db_settle.Outcome(action=action, destroy=True,
                              release_usage={k: -v for k, v in deltas.items()})
 
 
-def delete_snapshot(manager, ctx, *, snapshot_id: str) -> bool:
+def delete_snapshot(manager, ctx, *, snapshot_id: str, unmanage_only: bool = False) -> bool:
     """Remove the snapshot from the backend and the database; True when it is gone.
 
     SnapshotIsBusy puts it back to `available`; any other failure leaves it
-    `error_deleting`.
+    `error_deleting`. With *unmanage_only* (an `unmanaging` snapshot) the backend keeps it.
     """
-    snapshot, hold = manager.hold(db_snapshots.MACHINE, row_id=snapshot_id, status=S.DELETING)
+    action = 'unmanage' if unmanage_only else 'delete'
+    status = S.UNMANAGING if unmanage_only else S.DELETING
+    snapshot, hold = manager.hold(db_snapshots.MACHINE, row_id=snapshot_id, status=status)
     if hold is None:
         return False
-    manager.snapshot_notifier.info(ctx, snapshot, 'delete.start')
+    manager.snapshot_notifier.info(ctx, snapshot, f'{action}.start')
     detail = error = None
     try:
         manager.require_driver()
-        manager.driver.delete_snapshot(_ref(manager, snapshot))
+        if unmanage_only:
+            manager.driver.unmanage_snapshot(_ref(manager, snapshot))
+        else:
+            manager.driver.delete_snapshot(_ref(manager, snapshot))
     except exception.SnapshotIsBusy as busy:
         LOG.error('Snapshot %s is busy on the backend; it stays available', snapshot_id)
-        outcome = db_settle.Outcome(action='delete', status=S.AVAILABLE)
+        outcome = db_settle.Outcome(action=action, status=S.AVAILABLE)
         detail, error = messages.Detail.SNAPSHOT_IS_BUSY, busy
     except Exception as driver_error:
-        LOG.exception('Snapshot %s: driver failed to delete it', snapshot_id)
-        outcome = db_settle.Outcome(action='delete', error=True)
+        LOG.exception('Snapshot %s: driver failed to %s it', snapshot_id, action)
+        outcome = db_settle.Outcome(action=action, error=True)
         detail, error = messages.Detail.SNAPSHOT_DELETE_ERROR, driver_error
     else:
-        outcome = _gone(manager, snapshot)
+        outcome = _gone(manager, snapshot, action)
     settled = db_settle.settle(manager.db, db_snapshots.MACHINE, row=snapshot, hold=hold,
                                outcome=outcome)
     if error is not None and settled is not db_settle.Settled.FENCED:
         _message(manager, ctx, snapshot, messages.Action.SNAPSHOT_DELETE, detail, error)
     if settled is not db_settle.Settled.DONE or not outcome.destroy:
         return False
-    manager.snapshot_notifier.info(ctx, snapshot, 'delete.end')
+    manager.snapshot_notifier.info(ctx, snapshot, f'{action}.end')
     return True
 
 

@@ -70,3 +70,13 @@ def test_a_failure_reverts_the_failed_task_then_the_earlier_ones_and_raises_it_a
 def test_task_names_must_be_unique():
     with pytest.raises(ValueError, match='unique'):
         flow.LinearFlow('f', Record('a'), Record('a'))
+
+
+def test_the_timer_hears_each_run_with_its_outcome():
+    heard = []
+    timer = lambda name, outcome, seconds: heard.append((name, outcome, seconds >= 0))  # noqa: E731
+    flow.LinearFlow('good', Record('a')).run({'log': []}, timer=timer)
+    with pytest.raises(KeyError):
+        flow.LinearFlow('bad', Record('a'), Record('b', fail=True)).run({'log': []},
+                                                                        timer=timer)
+    assert heard == [('good', 'ok', True), ('bad', 'reverted', True)]

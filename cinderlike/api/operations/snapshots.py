@@ -63,10 +63,35 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
     """Insert a `creating` snapshot of the volume and cast to the scheduler; the new row.
 
     *allow_in_use* is `force` (or 3.66). :raises VolumeNotFound, InvalidVolume,
-    SnapshotLimitExceeded, VolumeSizeExceedsAvailableQuota, InvalidInput (frozen backend):
+    SnapshotLimitExceeded, VolumeSizeExceedsAvailableQuota, InvalidInput (frozen backend),
+    TemporarilyUnavailable (the cast could not be sent; nothing is left):
     """
     volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
     db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
+    snapshot, hold, deltas = insert(conf, db, ctx, volume_id=volume_id, name=name,
+                                    description=description, metadata=metadata,
+                                    allow_in_use=allow_in_use, with_worker=True)
+    spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': snapshot.volume_size}}
+    undo = db_settle.Outcome(action='create', destroy=True, release_usage={
+        resource: -amount for resource, amount in deltas.items()})
+    casting.send(lambda: rpc.scheduler.create_snapshot(
+        ctx, snapshot_id=snapshot.id, volume_id=volume_id, request_spec=spec),
+        undo=lambda: casting.undone(db_settle.settle(
+            db, db_snapshots.MACHINE, row=snapshot, hold=hold, outcome=undo)),
+        resource='Snapshot', resource_id=snapshot.id, what='create_snapshot to the scheduler')
+    return snapshot
+
+
+def insert(conf, db, ctx, *, volume_id: str, name: str | None, description: str | None,
+           metadata: dict | None, allow_in_use: bool, with_worker: bool):
+    """The `creating` row, inserted under the volume's row lock with its quota committed
+    (Cinder's create_snapshot_in_db), and with *with_worker* its workers row; (the row, that
+    workers row's hold or None, the quota deltas committed).
+
+    :raises VolumeNotFound, InvalidVolume, SnapshotLimitExceeded,
+        VolumeSizeExceedsAvailableQuota:
+    """
+    volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
     valid = (V.AVAILABLE, V.IN_USE) if allow_in_use else (V.AVAILABLE,)
     _check_volume(volume, valid)
     type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
@@ -74,6 +99,7 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
     deltas = snapshot_deltas(conf, size=volume.size, type_name=type_name)
     reservations = quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
                                  deltas=deltas)
+    hold = None
     try:
         with db.writer() as s:
             locked = db_snapshots.lock_volume(s, volume_id=volume_id)
@@ -86,19 +112,12 @@ def create(conf, db, rpc, ctx, *, volume_id: str, name: str | None = None,
                 'display_description': description, 'volume_type_id': locked.volume_type_id,
                 'encryption_key_id': locked.encryption_key_id})
             quota.commit(db, ctx, reservations, session=s)
-            hold = _begin_worker(db, snapshot.id, states.Status.CREATING, session=s)
+            if with_worker:
+                hold = _begin_worker(db, snapshot.id, states.Status.CREATING, session=s)
     except Exception:
         quota.rollback(db, ctx, reservations)
         raise
-    spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': locked.size}}
-    undo = db_settle.Outcome(action='create', destroy=True, release_usage={
-        resource: -amount for resource, amount in deltas.items()})
-    casting.send(lambda: rpc.scheduler.create_snapshot(
-        ctx, snapshot_id=snapshot.id, volume_id=volume_id, request_spec=spec),
-        undo=lambda: casting.undone(db_settle.settle(
-            db, db_snapshots.MACHINE, row=snapshot, hold=hold, outcome=undo)),
-        resource='Snapshot', resource_id=snapshot.id, what='create_snapshot to the scheduler')
-    return snapshot
+    return snapshot, hold, deltas
 
 
 def _begin_worker(db, snapshot_id: str, status: str, *, session):

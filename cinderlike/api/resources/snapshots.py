@@ -11,13 +11,16 @@ from oslo_utils import strutils
 from cinderlike import exception, notifications
 from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
+from cinderlike.api.operations import manageable
 from cinderlike.api.operations import snapshots as operations
 from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.api.resources import metadata
+from cinderlike.api.schemas import manageable as manageable_schema
 from cinderlike.api.schemas import snapshots as schema
 from cinderlike.api.views import snapshots as view
 from cinderlike.api.views.common import Links
 from cinderlike.db import snapshots as db_snapshots
+from cinderlike.policies import manageable as manageable_policy
 from cinderlike.policies import snapshots as policy
 from cinderlike.policies import volumes as volume_policy
 
@@ -233,7 +236,7 @@ class Snapshot:
 
 class SnapshotActions:
     """POST /snapshots/{snapshot_id}/action: os-reset_status, os-update_snapshot_status,
-    os-force_delete."""
+    os-force_delete, os-unmanage."""
 
     # action → (body schema, policy)
     _ACTIONS = {
@@ -241,6 +244,7 @@ class SnapshotActions:
         'os-update_snapshot_status': (schema.update_snapshot_status,
                                       policy.UPDATE_STATUS_POLICY),
         'os-force_delete': (schema.force_delete, policy.FORCE_DELETE_POLICY),
+        'os-unmanage': (manageable_schema.unmanage, manageable_policy.SNAPSHOT_UNMANAGE_POLICY),
     }
 
     def __init__(self, conf, db, enforcer, rpc):
@@ -268,6 +272,8 @@ class SnapshotActions:
         elif action == 'os-update_snapshot_status':
             operations.update_status(self._db, ctx, snapshot_id=snapshot_id,
                                      status=args['status'], progress=args.get('progress') or None)
+        elif action == 'os-unmanage':
+            manageable.unmanage_snapshot(self._db, self._rpc, ctx, snapshot_id=snapshot_id)
         else:
             operations.delete(self._db, self._rpc, ctx, snapshot_id=snapshot_id, force=True)
         resp.status = falcon.HTTP_202

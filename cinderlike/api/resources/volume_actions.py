@@ -13,9 +13,12 @@ from cinderlike import exception
 from cinderlike.api import microversions as mv
 from cinderlike.api import validation
 from cinderlike.api.operations import attachments as attach_operations
+from cinderlike.api.operations import manageable
 from cinderlike.api.operations import migrations as migration_operations
 from cinderlike.api.operations import volumes as operations
+from cinderlike.api.schemas import manageable as manageable_schema
 from cinderlike.api.schemas import volumes as schema
+from cinderlike.policies import manageable as manageable_policy
 from cinderlike.policies import volumes as policy
 from cinderlike.states import volumes as states
 
@@ -203,6 +206,10 @@ ACTIONS: dict[str, Action] = {
     'os-migrate_volume_completion': Action(schema.migrate_volume_completion,
                                            policy.MIGRATE_COMPLETE_POLICY, _migrate_completion,
                                            status=falcon.HTTP_200),
+    'os-unmanage': Action(manageable_schema.unmanage, manageable_policy.UNMANAGE_POLICY,
+                          lambda call: manageable.unmanage_volume(call.conf, call.db, call.rpc,
+                                                                  call.ctx,
+                                                                  volume_id=call.volume.id)),
 }
 
 # The actions that write the volume's admin metadata (its `readonly` key).

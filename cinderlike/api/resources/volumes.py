@@ -159,6 +159,16 @@ class VolumeRenderer:
     def one(self, req: falcon.Request, volume, call: view.Call) -> dict:
         return {'volume': self.details(req, [volume], call)[0]}
 
+    def legacy(self, req: falcon.Request, volume) -> dict:
+        """Cinder's legacy_detail (what POST /manageable_volumes answers): the 3.0 fields
+        whatever the request's microversion, visible admin metadata, no extensions."""
+        extras = self._extras([volume], view.UPDATE)[volume.id]
+        shown = view.detail(volume, extras, version=mv.APIVersion.parse(mv.BASE),
+                            links=self.links(req), see=self._visibility(req.context.ctx,
+                                                                          view.UPDATE),
+                            call=view.UPDATE)
+        return {'volume': shown}
+
     def created(self, req: falcon.Request, volume, metadata: dict, type_name: str) -> dict:
         """POST /volumes' view of the row just inserted, from what was inserted.
 

@@ -161,6 +161,15 @@ snapshot = _envelope('snapshot', _snapshot)
 snapshots = _listing('snapshots', _snapshot, count=True)
 
 # --- attachments ---------------------------------------------------------------------------
+_reference = {'type': ['object', 'null']}
+_manageable = {'reference': _reference, 'size': _INT, 'safe_to_manage': _BOOL}
+_manageable_detail = {'reason_not_safe': _TEXT, 'cinder_id': _TEXT,
+                      'extra_info': {'type': ['object', 'string', 'null']}}
+manageable_volumes = _envelope('manageable-volumes', {'type': 'array', 'items': _object(
+    _manageable, _manageable_detail)})
+manageable_snapshots = _envelope('manageable-snapshots', {'type': 'array', 'items': _object(
+    dict(_manageable, source_reference=_reference), _manageable_detail)})
+
 _attachment = _object({'id': _STR, 'status': _TEXT, 'instance': _TEXT, 'volume_id': _STR},
                       {'attached_at': _STR, 'detached_at': _STR, 'attach_mode': _TEXT,
                        'connection_info': {'type': ['object', 'null']}})

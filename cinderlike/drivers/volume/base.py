@@ -180,6 +180,51 @@ class VolumeDriver(abc.ABC):
         answer, Cinder's) when the driver cannot: the volume is migrated instead, if allowed.
         (True, columns) also stores those columns."""
         return False
+    # --- manage / unmanage (Cinder's ManageableVD and ManageableSnapshotsVD) -----------
+    # A driver that cannot adopt backend objects keeps these defaults: a manage request
+    # ends `error_managing`, the lists are empty, an unmanage only forgets the row.
+
+    def manage_existing_get_size(self, volume: VolumeRef, ref: dict) -> int:
+        """GiB (rounded up) of the backend object *ref* names, which *volume* will own.
+
+        :raises ManageExistingInvalidReference: no such object, or not one to manage.
+        """
+        raise exception.ManageExistingInvalidReference(
+            existing_ref=ref, reason=f'{type(self).__name__} cannot manage existing volumes')
+
+    def manage_existing(self, volume: VolumeRef, ref: dict) -> dict | None:
+        """Make the object *ref* names *volume*'s (renamed to `volume.name` where the
+        backend names objects); columns to store or None."""
+        raise exception.ManageExistingInvalidReference(
+            existing_ref=ref, reason=f'{type(self).__name__} cannot manage existing volumes')
+
+    def unmanage(self, volume: VolumeRef) -> None:
+        """*volume* leaves cinderlike; the backend keeps its data."""
+        return None
+
+    def get_manageable_volumes(self, cinder_volumes: list[VolumeRef], *, marker, limit,
+                               offset, sort_keys, sort_dirs) -> list[dict]:
+        """The backend's volumes (drivers/volume/manageable.py entries), paged."""
+        return []
+
+    def manage_existing_snapshot_get_size(self, snapshot: SnapshotRef, ref: dict) -> int:
+        """GiB (rounded up) of the snapshot object *ref* names."""
+        raise exception.ManageExistingInvalidReference(
+            existing_ref=ref, reason=f'{type(self).__name__} cannot manage existing snapshots')
+
+    def manage_existing_snapshot(self, snapshot: SnapshotRef, ref: dict) -> dict | None:
+        """Make the object *ref* names *snapshot*'s; columns to store or None."""
+        raise exception.ManageExistingInvalidReference(
+            existing_ref=ref, reason=f'{type(self).__name__} cannot manage existing snapshots')
+
+    def unmanage_snapshot(self, snapshot: SnapshotRef) -> None:
+        """*snapshot* leaves cinderlike; the backend keeps its data."""
+        return None
+
+    def get_manageable_snapshots(self, cinder_snapshots: list[SnapshotRef], *, marker, limit,
+                                 offset, sort_keys, sort_dirs) -> list[dict]:
+        """The backend's snapshots (entries with `source_reference`), paged."""
+        return []
 
     # --- snapshot export, for a backup host reading a snapshot (Cinder's) ------------
 

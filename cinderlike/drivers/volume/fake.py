@@ -10,7 +10,7 @@ import time
 from oslo_config import cfg
 
 from cinderlike import exception
-from cinderlike.drivers.volume import base
+from cinderlike.drivers.volume import base, manageable
 
 OPERATIONS = ('create_volume', 'create_cloned_volume', 'delete_volume', 'extend_volume',
               'create_export', 'ensure_export', 'remove_export', 'initialize_connection',
@@ -163,6 +163,58 @@ class FakeDriver(base.VolumeDriver):
 
     def terminate_connection(self, volume, connector):
         self._operate('terminate_connection', volume)
+
+    # --- manage / unmanage: what an unmanage left in memory can be managed again --------
+
+    def _known(self, ref, store: dict) -> str:
+        name = ref.get('source-name') if isinstance(ref, dict) else None
+        if name not in store:
+            raise exception.ManageExistingInvalidReference(
+                existing_ref=ref, reason='Specified object does not exist.')
+        return name
+
+    def manage_existing_get_size(self, volume, ref):
+        return self._volumes[self._known(ref, self._volumes)]
+
+    def manage_existing(self, volume, ref):
+        with self._lock:
+            old = self._known(ref, self._volumes)
+            self._volumes[volume.name] = self._volumes.pop(old)
+            # The snapshots of the object are now the new volume's.
+            for snapshot, origin in self._snapshots.items():
+                if origin == old:
+                    self._snapshots[snapshot] = volume.name
+        return {'provider_location': f'fake://{self.host}/{volume.name}'}
+
+    def get_manageable_volumes(self, cinder_volumes, *, marker, limit, offset, sort_keys,
+                               sort_dirs):
+        managed = {v.name: v.id for v in cinder_volumes}
+        with self._lock:
+            entries = [manageable.entry(name, size, cinder_id=managed.get(name))
+                       for name, size in self._volumes.items()]
+        return manageable.paginate(entries, marker=marker, limit=limit, offset=offset,
+                                   sort_keys=sort_keys, sort_dirs=sort_dirs)
+
+    def manage_existing_snapshot_get_size(self, snapshot, ref):
+        return self._volumes.get(self._snapshots[self._known(ref, self._snapshots)],
+                                 snapshot.volume_size)
+
+    def manage_existing_snapshot(self, snapshot, ref):
+        with self._lock:
+            self._snapshots[snapshot.name] = self._snapshots.pop(
+                self._known(ref, self._snapshots))
+        return {'provider_location': f'fake://{self.host}/{snapshot.name}'}
+
+    def get_manageable_snapshots(self, cinder_snapshots, *, marker, limit, offset, sort_keys,
+                                 sort_dirs):
+        managed = {s.name: s.id for s in cinder_snapshots}
+        with self._lock:
+            entries = [manageable.entry(name, self._volumes.get(origin, 0),
+                                        cinder_id=managed.get(name), source=origin,
+                                        snapshot=True)
+                       for name, origin in self._snapshots.items()]
+        return manageable.paginate(entries, marker=marker, limit=limit, offset=offset,
+                                   sort_keys=sort_keys, sort_dirs=sort_dirs)
 
     def has_volume(self, volume: base.VolumeRef) -> bool:
         """Whether the backend holds *volume* (tests and benchmarks check with it)."""

@@ -8,6 +8,7 @@ The directory may be shared by the members of an Active-Active cluster.
 import json
 import os
 import shutil
+import stat
 import struct
 import time
 
@@ -16,12 +17,18 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from cinderlike import exception
-from cinderlike.drivers.volume import base, targets
+from cinderlike.drivers.volume import base, manageable, targets
 
 LOG = logging.getLogger(__name__)
 
 GiB = 1024 ** 3
 QCOW2_MAGIC = b'QFI\xfb'
+# qcow2 v3 incompatible feature bit of an external data file.
+QCOW2_EXTERNAL_DATA = 1 << 2
+# Files of the directory that are never volumes of their own: snapshot copies, and the
+# staging file of a revert.
+SNAPSHOT_PREFIX = base.SNAPSHOT_NAME_TEMPLATE % ''
+STAGING_SUFFIX = '.revert'
 
 DRIVER_OPTS = [
     cfg.StrOpt('file_volume_directory', default='$state_path/volumes',
@@ -152,7 +159,7 @@ class FileDriver(base.VolumeDriver):
         """Copy the snapshot to a new file, then rename it over the volume's (atomic)."""
         self._delay('revert_to_snapshot')
         path = self.path(volume)
-        staging = f'{path}.revert'
+        staging = f'{path}{STAGING_SUFFIX}'
         self._copy(self.snapshot_path(snapshot), staging)
         os.replace(staging, path)
         if self.target is not None:
@@ -271,3 +278,139 @@ class FileDriver(base.VolumeDriver):
                 'QoS_support': False,
             }],
         }
+
+    # --- manage / unmanage: any image file of the directory that no volume owns ---------
+
+    def _named(self, ref) -> str:
+        """The path of the file *ref* names: {'source-name': <file name>} or
+        {'source-id': <id>} (the file `volume-<id>`).
+
+        :raises ManageExistingInvalidReference: no such regular file in the directory.
+        """
+        name = None
+        if isinstance(ref, dict) and ref.get('source-name'):
+            name = ref['source-name']
+        elif isinstance(ref, dict) and ref.get('source-id'):
+            name = base.VOLUME_NAME_TEMPLATE % ref['source-id']
+        if not isinstance(name, str):
+            raise exception.ManageExistingInvalidReference(
+                existing_ref=ref, reason='Reference must contain source-name or source-id '
+                                         'element.')
+        path = os.path.join(self._directory, name)
+        # NOTE(confinement): a plain name of this directory and a regular file, never a
+        # symlink, so a reference cannot adopt a file elsewhere on the host.
+        try:
+            regular = (os.sep not in name and name not in ('.', '..')
+                       and stat.S_ISREG(os.lstat(path).st_mode))
+        except (OSError, ValueError):
+            regular = False
+        if not regular:
+            raise exception.ManageExistingInvalidReference(
+                existing_ref=name, reason=f'Specified file does not exist in '
+                                          f'{self._directory}.')
+        return path
+
+    def _unsafe_image(self, path: str) -> str | None:
+        """Why the file may not become a volume, by its header: a qcow2 image with a
+        backing file or an external data file would let the volume read other files."""
+        with open(path, 'rb') as image:
+            header = image.read(80)
+        if header[:4] != QCOW2_MAGIC:
+            return None
+        version, backing_offset = struct.unpack('>IQ', header[4:16])
+        features = struct.unpack('>Q', header[72:80])[0] if version >= 3 else 0
+        if backing_offset or features & QCOW2_EXTERNAL_DATA:
+            return 'image refers to other files'
+        return None
+
+    def _checked(self, ref) -> str:
+        path = self._named(ref)
+        reason = self._unsafe_image(path)
+        if reason:
+            raise exception.ManageExistingInvalidReference(
+                existing_ref=os.path.basename(path), reason=reason)
+        return path
+
+    def _adopt(self, path: str, dest: str, size: int) -> dict:
+        """Rename *path* to *dest* (never over an existing file) and give it *size* GiB."""
+        if path != dest:
+            try:
+                os.link(path, dest)
+            except FileExistsError:
+                raise exception.VolumeBackendAPIException(
+                    data=f'{dest} exists already') from None
+            os.unlink(path)
+        # NOTE(size): the volume offers the size it reports (rounded up to GiB, Cinder's
+        # rule), as every volume file does; growing keeps the data.
+        if self._virtual_size(dest) < size * GiB:
+            self._qemu_img('resize', '-f', self._format_of(dest), dest, f'{size}G')
+        LOG.info('Managed %s as %s (%s GiB)', path, dest, size)
+        return {'provider_location': dest}
+
+    def manage_existing_get_size(self, volume, ref):
+        return manageable.size_gb(self._virtual_size(self._checked(ref)))
+
+    def manage_existing(self, volume, ref):
+        return self._adopt(self._checked(ref), self.path(volume), volume.size)
+
+    def manage_existing_snapshot_get_size(self, snapshot, ref):
+        return manageable.size_gb(self._virtual_size(self._checked(ref)))
+
+    def manage_existing_snapshot(self, snapshot, ref):
+        return self._adopt(self._checked(ref), self.snapshot_path(snapshot),
+                           snapshot.volume_size)
+
+    def _open_files(self) -> set[str]:
+        """Files of the directory some process holds open (what lsof would show us)."""
+        held = set()
+        directory = os.path.realpath(self._directory)
+        for pid in os.listdir('/proc'):
+            if not pid.isdigit():
+                continue
+            try:
+                fds = os.listdir(f'/proc/{pid}/fd')
+            except OSError:
+                continue
+            for fd in fds:
+                try:
+                    target = os.readlink(f'/proc/{pid}/fd/{fd}')
+                except OSError:
+                    continue
+                if os.path.dirname(target) == directory:
+                    held.add(os.path.basename(target))
+        return held
+
+    def _entries(self, managed: dict[str, str], *, snapshots: bool) -> list[dict]:
+        kind = 'snapshot' if snapshots else 'volume'
+        busy = self._open_files()
+        entries = []
+        for item in os.scandir(self._directory):
+            if (not item.is_file(follow_symlinks=False) or item.name.endswith(STAGING_SUFFIX)
+                    or item.name.startswith(SNAPSHOT_PREFIX) != snapshots):
+                continue
+            exported = (self.target is not None and not snapshots
+                        and os.path.exists(os.path.join(self.configuration.volumes_dir,
+                                                        item.name)))
+            reason = (f'{kind} in use' if item.name in busy or exported
+                      else self._unsafe_image(item.path))
+            entries.append(manageable.entry(
+                item.name, manageable.size_gb(self._virtual_size(item.path)),
+                cinder_id=managed.get(item.name), reason_not_safe=reason,
+                snapshot=snapshots))
+        return entries
+
+    def get_manageable_volumes(self, cinder_volumes, *, marker, limit, offset, sort_keys,
+                               sort_dirs):
+        """Every image file but snapshots; a volume's own file is `already managed`, an open
+        or exported one `volume in use`."""
+        entries = self._entries({v.name: v.id for v in cinder_volumes}, snapshots=False)
+        return manageable.paginate(entries, marker=marker, limit=limit, offset=offset,
+                                   sort_keys=sort_keys, sort_dirs=sort_dirs)
+
+    def get_manageable_snapshots(self, cinder_snapshots, *, marker, limit, offset, sort_keys,
+                                 sort_dirs):
+        """The `snapshot-*` files; a copy does not record its volume, so source_reference
+        is None."""
+        entries = self._entries({s.name: s.id for s in cinder_snapshots}, snapshots=True)
+        return manageable.paginate(entries, marker=marker, limit=limit, offset=offset,
+                                   sort_keys=sort_keys, sort_dirs=sort_dirs)

@@ -122,4 +122,5 @@ def run(ctx, scheduler, *, volume_id, request_spec, filter_properties):
     """Run the flow; *scheduler* gives db, conf, host_manager, filter_scheduler, notifier
     and volume_api (the SchedulerManager)."""
     FLOW.run({'ctx': ctx, 'scheduler': scheduler, 'volume_id': volume_id,
-              'request_spec': request_spec, 'filter_properties': filter_properties or {}})
+              'request_spec': request_spec, 'filter_properties': filter_properties or {}},
+             timer=scheduler.flow_timer())

@@ -1,5 +1,6 @@
-"""Prometheus metrics of the scheduler, volume (one port per backend) and backup daemons on
-RabbitMQ and PostgreSQL: after a workload, each daemon's counters moved by what it handled,
+"""Prometheus metrics of the API, scheduler, volume (one port per backend) and backup daemons
+on RabbitMQ and PostgreSQL: after a workload, each daemon's counters moved by what it handled
+(API requests by route template and status over two gunicorn workers, flow durations),
 placements and a failure for want of a backend are counted, heartbeats are fresh, and the
 pools' claimed capacity is what was placed."""
 
@@ -8,6 +9,7 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from cinderlike.api import metrics as api_metrics
 from tests.functional.e2e.stack import PROJECT, deployed, free_port, wait_for
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
@@ -99,3 +101,71 @@ def test_counters_move_by_the_workload(tmp_path, postgresql_server_url, rabbit_u
         assert claimed == {f'{stack.host}@b1#b1': 2, f'{stack.host}@b2#b2': 3}
         assert (('cinderlike_pool_free_gb', (('pool', f'{stack.host}@b1#b1'),))) in scheduler
         assert stack.get(f'{V}/volumes/{kept}')[0] == 200
+
+
+def _count(samples, name, **labels) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0)
+
+
+def _requests(samples, method, route, status) -> float:
+    return _count(samples, 'cinderlike_api_request_duration_seconds_count', method=method,
+                  route=route, status=status)
+
+
+def _flows(samples, flow, outcome='ok') -> float:
+    return _count(samples, 'cinderlike_flow_duration_seconds_count', flow=flow,
+                  outcome=outcome)
+
+
+def test_api_latency_by_route_over_workers_and_flow_durations(tmp_path, postgresql_server_url,
+                                                              rabbit_url):
+    """Two gunicorn workers share one multiprocess directory: the API master's scrape sums
+    them by route template and status; the scheduler and volume daemons time their flows."""
+    ports = {'api': free_port(), 'scheduler': free_port(), 'volume': free_port()}
+    while ports['volume'] + 1 in ports.values():
+        ports['volume'] = free_port()
+
+    def configure(stack):
+        stack.update_config('metrics', api_port=ports['api'], scheduler_port=ports['scheduler'],
+                            volume_port=ports['volume'])
+        stack.update_config(osapi_volume_workers=2)
+
+    with deployed(tmp_path, server_url=postgresql_server_url, transport_url=rabbit_url,
+                  configure=configure) as stack:
+        directory = _multiproc_dir(stack)
+        assert directory is not None and any(directory.iterdir())
+        before = {name: _scrape(port) for name, port in ports.items()}
+        for _ in range(7):
+            stack.ok('GET', f'{V}/types', expect=200)
+        for _ in range(3):
+            assert stack.request('GET', f'{V}/types/no-such-type')[0] == 404
+        stack.ok('POST', f'{V}/types', {'volume_type': {
+            'name': 'on-b1', 'extra_specs': {'volume_backend_name': 'b1'}}}, expect=200)
+        created = _create(stack, 'b1', 1)
+        api, scheduler, b1 = (_scrape(ports['api']), _scrape(ports['scheduler']),
+                              _scrape(ports['volume']))
+
+        def moved(method, route, status):
+            return (_requests(api, method, route, status)
+                    - _requests(before['api'], method, route, status))
+        assert moved('GET', '/v3/{project_id}/types', '200') == 7
+        assert moved('GET', '/v3/{project_id}/types/{type_id}', '404') == 3
+        assert moved('POST', '/v3/{project_id}/types', '200') == 1
+        assert moved('POST', '/v3/{project_id}/volumes', '202') == 1
+        routes = {dict(labels)['route'] for (name, labels) in api
+                  if name == 'cinderlike_api_request_duration_seconds_count'}
+        assert not any(created in route or 'no-such-type' in route for route in routes)
+        assert _flows(scheduler, 'volume_create_scheduler') - _flows(
+            before['scheduler'], 'volume_create_scheduler') == 1
+        assert _flows(b1, 'volume_create_manager') - _flows(
+            before['volume'], 'volume_create_manager') == 1
+        # NOTE(cleanup): the daemon removes its directory when it stops.
+        assert stack.daemons['api'].stop() == 0
+        assert not directory.exists()
+
+
+
+def _multiproc_dir(stack):
+    """The API daemon's multiprocess directory under its state_path."""
+    found = list((stack.workdir / 'state').glob(f'{api_metrics.PREFIX}*'))
+    return found[0] if len(found) == 1 else None

@@ -325,6 +325,28 @@ ROWS = {
     'capabilities': Row(ADMIN, 'GET', '/capabilities/{host}@b1'),
     'workers cleanup': Row(ADMIN, 'POST', '/workers/cleanup', lambda ids: {
         'host': 'no-such-host'}, ok=(202,)),
+    # manage / unmanage (the references name nothing: the manage ends error_managing)
+    'manageable volumes': Row(ADMIN, 'GET', '/manageable_volumes?host={host}@b1'),
+    'manageable volumes detail': Row(ADMIN, 'GET', '/manageable_volumes/detail?host={host}@b1'),
+    'os-volume-manage list': Row(ADMIN, 'GET', '/os-volume-manage?host={host}@b1'),
+    'os-volume-manage detail': Row(ADMIN, 'GET', '/os-volume-manage/detail?host={host}@b1'),
+    'manage volume': Row(ADMIN, 'POST', '/manageable_volumes', lambda ids: {'volume': {
+        'host': f"{ids['host']}@b1", 'ref': {'source-name': 'matrix-missing'}}}, ok=(202,)),
+    'os-volume-manage': Row(ADMIN, 'POST', '/os-volume-manage', lambda ids: {'volume': {
+        'host': f"{ids['host']}@b1", 'ref': {'source-name': 'matrix-missing'}}}, ok=(202,)),
+    'manageable snapshots': Row(ADMIN, 'GET', '/manageable_snapshots?host={host}@b1'),
+    'manageable snapshots detail': Row(ADMIN, 'GET',
+                                       '/manageable_snapshots/detail?host={host}@b1'),
+    'os-snapshot-manage list': Row(ADMIN, 'GET', '/os-snapshot-manage?host={host}@b1'),
+    'os-snapshot-manage detail': Row(ADMIN, 'GET', '/os-snapshot-manage/detail?host={host}@b1'),
+    'manage snapshot': Row(ADMIN, 'POST', '/manageable_snapshots', lambda ids: {'snapshot': {
+        'volume_id': ids['volume'], 'ref': 'matrix-missing'}}, other=404, ok=(202,)),
+    'os-snapshot-manage': Row(ADMIN, 'POST', '/os-snapshot-manage', lambda ids: {'snapshot': {
+        'volume_id': ids['volume'], 'ref': 'matrix-missing'}}, other=404, ok=(202,)),
+    'os-unmanage': Row(ADMIN, 'POST', V + '/action', _action('os-unmanage'), fresh='volume',
+                       ok=(202,)),
+    'snapshot os-unmanage': Row(ADMIN, 'POST', S + '/action', _action('os-unmanage'),
+                                fresh='snapshot', ok=(202,)),
     'availability zones': Row(ANYONE, 'GET', '/os-availability-zone'),
     'extensions': Row(ANYONE, 'GET', '/extensions'),
     'extension': Row(ANYONE, 'GET', '/extensions/os-admin-actions'),

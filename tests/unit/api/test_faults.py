@@ -78,7 +78,7 @@ def test_unhandled_error_is_500_without_its_message(boom_client):
     (messaging.MessagingTimeout('no reply'), 503, 'serviceUnavailable', faults.BROKER_DOWN),
     (amqp.exceptions.NotAllowed('access to vhost refused'), 503, 'serviceUnavailable',
      faults.BROKER_DOWN),
-    (exception.ServiceUnavailable('nothing was changed.'), 503, 'serviceUnavailable',
+    (exception.TemporarilyUnavailable('nothing was changed.'), 503, 'serviceUnavailable',
      'nothing was changed.'),
 ])
 def test_exceptions_map_to_cinder_faults(boom_client, error, code, name, message):

@@ -76,6 +76,9 @@ ADMIN = (
     'volume_extension:volume_type_encryption:get',
     'volume_extension:volume_type_encryption:update',
     'volume_extension:volume_type_encryption:delete', 'volume_extension:hosts',
+    'volume_extension:volume_manage', 'volume_extension:volume_unmanage',
+    'volume_extension:list_manageable', 'snapshot_extension:snapshot_manage',
+    'snapshot_extension:snapshot_unmanage', 'snapshot_extension:list_manageable',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}

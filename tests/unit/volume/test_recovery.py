@@ -14,6 +14,7 @@ from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import Service, utcnow
+from cinderlike.drivers.volume import base
 from cinderlike.volume import manager as volume_manager
 from cinderlike.volume import recovery
 from tests.fixtures import daemons
@@ -82,6 +83,16 @@ def test_startup_cleanup_resumes_our_delete(manager, db):
     recovery.do_cleanup(manager, ctx(), recovery.own_request(manager))
     assert row(db, volume.id).deleted
     assert claimed(db) == 0 and workers(db) == [] and usage(db, 'gigabytes') == (0, 0)
+
+
+def test_startup_cleanup_resumes_our_unmanage_keeping_the_backend_object(manager, db):
+    volume = _available(manager, db)
+    db_volumes.MACHINE.begin(db, row_id=volume.id, action='unmanage')
+    _held_by(db, volume, 'unmanaging', manager.service_id)
+    recovery.do_cleanup(manager, ctx(), recovery.own_request(manager))
+    assert row(db, volume.id).deleted
+    assert claimed(db) == 0 and workers(db) == [] and usage(db, 'gigabytes') == (0, 0)
+    assert manager.driver.has_volume(base.VolumeRef.of(row(db, volume.id)))
 
 
 def test_a_stale_row_is_removed_without_touching_the_volume(manager, db):

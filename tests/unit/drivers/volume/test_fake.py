@@ -82,3 +82,24 @@ def test_thick_backend_that_does_not_refuse_accepts_everything(backend_conf):
     driver.create_volume(_ref('b', 8))
     pool = _pool(driver)
     assert (pool['thick_provisioning_support'], pool['allocated_capacity_gb']) == (True, 16)
+
+
+def test_what_is_left_after_unmanage_is_listed_and_managed_under_the_new_name(backend_conf):
+    driver = _driver(backend_conf)
+    old, new = _ref('old', 2), _ref('new', 0)
+    driver.create_volume(old)
+    driver.create_snapshot(base.SnapshotRef(id='s1', volume=old, volume_size=2))
+    driver.unmanage(old)
+    page = dict(marker=None, limit=10, offset=None, sort_keys=['size'], sort_dirs=['asc'])
+    (entry,) = driver.get_manageable_volumes([], **page)
+    assert (entry['reference'], entry['size'], entry['safe_to_manage']) == (
+        {'source-name': old.name}, 2, True)
+    assert driver.get_manageable_volumes([old], **page)[0]['reason_not_safe'] == \
+        'already managed'
+    assert driver.manage_existing_get_size(new, {'source-name': old.name}) == 2
+    driver.manage_existing(new, {'source-name': old.name})
+    assert driver.has_volume(new) and not driver.has_volume(old)
+    (snapshot,) = driver.get_manageable_snapshots([], **page)
+    assert snapshot['source_reference'] == {'source-name': new.name}
+    with pytest.raises(exception.ManageExistingInvalidReference):
+        driver.manage_existing_get_size(new, {'source-name': 'nothing'})
