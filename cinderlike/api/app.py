@@ -12,6 +12,7 @@ from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
 from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
+from cinderlike.api.operations import group_types as group_type_operations
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.resources import (
@@ -22,6 +23,7 @@ from cinderlike.api.resources import (
     clusters,
     default_types,
     extensions,
+    group_types,
     limits,
     messages,
     metadata,
@@ -138,6 +140,16 @@ def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) ->
                   default_types.DefaultType(db, enforcer))
 
 
+def _add_group_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """Group types (3.11) and their group specs."""
+    args = (conf, db, enforcer, group_type_operations.Notifiers(conf))
+    _add_v3_route(app, '/group_types', group_types.GroupTypes(*args))
+    _add_v3_route(app, '/group_types/{group_type_id}', group_types.GroupType(*args))
+    _add_v3_route(app, '/group_types/{group_type_id}/group_specs', group_types.GroupSpecs(*args))
+    _add_v3_route(app, '/group_types/{group_type_id}/group_specs/{key}',
+                  group_types.GroupSpec(*args))
+
+
 def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
     """QoS specs and their associations with volume types (member actions as suffixes)."""
     args = (conf, db, enforcer, qos_operations.Notifier(conf))
@@ -247,6 +259,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/extensions/{alias}', extensions.Extension())
     _add_type_routes(app, conf, db, enforcer)
     _add_qos_routes(app, conf, db, enforcer)
+    _add_group_type_routes(app, conf, db, enforcer)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_attachment_routes(app, conf, db, enforcer, rpc)

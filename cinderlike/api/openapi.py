@@ -18,6 +18,7 @@ from cinderlike.api import microversions as mv
 from cinderlike.api.resources import backups, clusters, services, snapshots, types, volume_actions
 from cinderlike.api.schemas import attachments as attachment_schemas
 from cinderlike.api.schemas import backups as backup_schemas
+from cinderlike.api.schemas import group_types as group_type_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
 from cinderlike.api.schemas import quota_sets as quota_schemas
 from cinderlike.api.schemas import responses as r
@@ -124,6 +125,24 @@ OPERATIONS = {
     ('TypeExtraSpec', 'on_put'): Op('Update an extra spec (admin)', 200, r.extra_spec,
                                     type_schemas.extra_specs_update),
     ('TypeExtraSpec', 'on_delete'): Op('Delete an extra spec (admin)', 202),
+    ('GroupTypes', 'on_get'): Op('List group types', 200, r.group_types,
+                                 query=_LIST + ('is_public',), since=mv.GROUP_TYPE),
+    ('GroupTypes', 'on_post'): Op('Create a group type (admin)', 202, r.group_type,
+                                  group_type_schemas.create, since=mv.GROUP_TYPE),
+    ('GroupType', 'on_get'): Op('Show a group type (`default`: default_group_type)', 200,
+                                r.group_type, since=mv.GROUP_TYPE),
+    ('GroupType', 'on_put'): Op('Update a group type (admin)', 200, r.group_type,
+                                group_type_schemas.update, since=mv.GROUP_TYPE),
+    ('GroupType', 'on_delete'): Op('Delete a group type (admin)', 202, since=mv.GROUP_TYPE),
+    ('GroupSpecs', 'on_get'): Op('List group specs (admin)', 200, r.group_specs,
+                                 since=mv.GROUP_TYPE),
+    ('GroupSpecs', 'on_post'): Op('Set group specs (admin)', 202, r.group_specs,
+                                  group_type_schemas.specs_create, since=mv.GROUP_TYPE),
+    ('GroupSpec', 'on_get'): Op('Show a group spec (admin)', 200, r.extra_spec,
+                                since=mv.GROUP_TYPE),
+    ('GroupSpec', 'on_put'): Op('Update a group spec (admin)', 200, r.extra_spec,
+                                group_type_schemas.specs_update, since=mv.GROUP_TYPE),
+    ('GroupSpec', 'on_delete'): Op('Delete a group spec (admin)', 202, since=mv.GROUP_TYPE),
     ('TypeAccess', 'on_get'): Op('List the projects of a private type (admin)', 200,
                                  r.type_access),
     ('DefaultTypes', 'on_get'): Op('List default types (admin)', 200, r.default_types,

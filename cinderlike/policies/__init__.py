@@ -8,6 +8,7 @@ from cinderlike.policies import (
     base,
     capabilities,
     clusters,
+    group_types,
     limits,
     messages,
     qos_specs,
@@ -33,4 +34,5 @@ def list_rules():
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
-                                backups.list_rules()))
+                                backups.list_rules(),
+                                group_types.list_rules()))

@@ -90,6 +90,11 @@ volume_type = _envelope('volume_type', _type)
 volume_types = _listing('volume_types', _type, links='volume_type_links')
 extra_specs = _envelope('extra_specs', _SPECS)
 extra_spec = _SPECS
+_group_type = _object({'id': _STR, 'name': _STR, 'is_public': _BOOL, 'description': _TEXT},
+                      {'group_specs': _SPECS})
+group_type = _envelope('group_type', _group_type)
+group_types = _listing('group_types', _group_type, links='group_type_links')
+group_specs = _envelope('group_specs', _SPECS)
 type_access = _envelope('volume_type_access', {'type': 'array', 'items': _object(
     {'volume_type_id': _STR, 'project_id': _STR})})
 _default_type = _object({'project_id': _STR, 'volume_type_id': _STR})

@@ -68,6 +68,10 @@ ADMIN = (
     'workers:cleanup', 'backup:backup_project_attribute', 'backup:backup-import',
     'backup:export-import', 'volume_extension:backup_admin_actions:reset_status',
     'volume_extension:backup_admin_actions:force_delete',
+    'group:group_types:create', 'group:group_types:update', 'group:group_types:delete',
+    'group:access_group_types_specs', 'group:group_types_specs:get',
+    'group:group_types_specs:get_all', 'group:group_types_specs:create',
+    'group:group_types_specs:update', 'group:group_types_specs:delete',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}
@@ -145,6 +149,10 @@ def test_renamed_rules_keep_their_old_names():
         'volume_extension:type_create': 'volume_extension:types_manage',
         'volume_extension:type_update': 'volume_extension:types_manage',
         'volume_extension:type_delete': 'volume_extension:types_manage',
+        **{f'group:group_types:{verb}': 'group:group_types_manage'
+           for verb in ('create', 'update', 'delete')},
+        **{f'group:group_types_specs:{verb}': 'group:group_types_specs'
+           for verb in ('get', 'get_all', 'create', 'update', 'delete')},
     }
 
 
