@@ -158,3 +158,27 @@ class BackupNotifier:
         if not self._sends:
             return
         self._notifier.info(ctx, f'backup.{event}', dict(backup_usage(backup), **extra))
+
+
+def group_usage(group) -> dict:
+    """Cinder's `_usage_from_group` fields for a groups row."""
+    return {
+        'tenant_id': group.project_id, 'user_id': group.user_id,
+        'availability_zone': group.availability_zone, 'group_id': group.id,
+        'name': group.name, 'created_at': _json_safe(group.created_at) or '',
+        'status': group.status,
+    }
+
+
+class GroupNotifier:
+    """Sends `group.<event>` for a groups row, publisher `group.<host>`."""
+
+    def __init__(self, conf, *, host):
+        self._notifier = rpc.get_notifier(conf, publisher_id=f'group.{host}')
+        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+
+    def info(self, ctx, group, event: str) -> None:
+        """`group.<event>`, e.g. event='create.end', for the row as given."""
+        if not self._sends:
+            return
+        self._notifier.info(ctx, f'group.{event}', group_usage(group))

@@ -24,6 +24,7 @@ from cinderlike.api.resources import (
     default_types,
     extensions,
     group_types,
+    groups,
     limits,
     messages,
     metadata,
@@ -150,6 +151,16 @@ def _add_group_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforc
                   group_types.GroupSpec(*args))
 
 
+def _add_group_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Generic volume groups (3.13) and their actions."""
+    args = (conf, db, enforcer, rpc)
+    collection = groups.Groups(*args)
+    _add_v3_route(app, '/groups', collection)
+    _add_v3_route(app, '/groups/detail', collection, suffix='detail')
+    _add_v3_route(app, '/groups/{group_id}', groups.Group(*args))
+    _add_v3_route(app, '/groups/{group_id}/action', groups.GroupActions(*args))
+
+
 def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
     """QoS specs and their associations with volume types (member actions as suffixes)."""
     args = (conf, db, enforcer, qos_operations.Notifier(conf))
@@ -260,6 +271,7 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_type_routes(app, conf, db, enforcer)
     _add_qos_routes(app, conf, db, enforcer)
     _add_group_type_routes(app, conf, db, enforcer)
+    _add_group_routes(app, conf, db, enforcer, rpc)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_attachment_routes(app, conf, db, enforcer, rpc)

@@ -9,6 +9,7 @@ from cinderlike.policies import (
     capabilities,
     clusters,
     group_types,
+    groups,
     limits,
     messages,
     qos_specs,
@@ -35,4 +36,4 @@ def list_rules():
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
                                 backups.list_rules(),
-                                group_types.list_rules()))
+                                group_types.list_rules(), groups.list_rules()))

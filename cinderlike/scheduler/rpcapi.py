@@ -13,7 +13,7 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = '1.6'
+RPC_API_VERSION = '1.9'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -33,6 +33,8 @@ class SchedulerAPI:
         1.4 - create_snapshot (check the volume's backend, then hand the snapshot to it)
         1.5 - create_backup (pick a live backup service, save backups.host, cast to it)
         1.6 - set_log_levels (cast), get_log_levels (call) to one scheduler
+        1.9 - create_group (place every volume type of a `creating` group on one backend
+              and hand the group to it)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -65,6 +67,11 @@ class SchedulerAPI:
         cctxt = self.client.prepare(version='1.4')
         cctxt.cast(ctxt, 'create_snapshot', snapshot_id=snapshot_id, volume_id=volume_id,
                    request_spec=request_spec)
+
+    def create_group(self, ctxt, *, group_id, request_spec):
+        """Pick the one backend that serves every volume type of a `creating` group."""
+        cctxt = self.client.prepare(version='1.9')
+        cctxt.cast(ctxt, 'create_group', group_id=group_id, request_spec=request_spec)
 
     def create_backup(self, ctxt, *, backup_id):
         """Pick the backup service of a `creating` backup and hand the backup to it."""

@@ -23,6 +23,7 @@ from cinderlike.volume import (
     create,
     delete,
     extend,
+    groups,
     periodics,
     recovery,
     rpcapi,
@@ -60,6 +61,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             cluster_name=self.cluster_name)
         self.notifier = notifications.VolumeNotifier(conf, db, host=host)
         self.snapshot_notifier = notifications.SnapshotNotifier(conf, db, host=host)
+        self.group_notifier = notifications.GroupNotifier(conf, host=host)
         self.capacity_notifier = rpc.get_notifier(conf, publisher_id=f'capacity.{host}')
 
     @property
@@ -192,6 +194,22 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                 snapshots.delete_snapshot(self, context, snapshot_id=snapshot_id)
             except exception.SnapshotNotFound:
                 LOG.info('Snapshot %s was already deleted', snapshot_id)
+
+    def create_group(self, context, *, group_id):
+        """Cast from the scheduler: create a `creating` group placed on this backend."""
+        LOG.debug('create_group %s received on %s', group_id, self.host)
+        try:
+            groups.create_group(self, context, group_id=group_id)
+        except exception.GroupNotFound:
+            LOG.warning('Group %s to create no longer exists', group_id)
+
+    def delete_group(self, context, *, group_id):
+        """Cast from the API: delete a `deleting` group and its `deleting` members."""
+        LOG.debug('delete_group %s received on %s', group_id, self.host)
+        try:
+            groups.delete_group(self, context, group_id=group_id)
+        except exception.GroupNotFound:
+            LOG.info('Group %s was already deleted', group_id)
 
     def revert_to_snapshot(self, context, *, volume_id, snapshot_id):
         """Cast from the API: revert a `reverting` volume to its latest snapshot."""

@@ -13,12 +13,14 @@ import datetime
 from oslo_log import log as logging
 
 from cinderlike import exception
+from cinderlike.db import groups as db_groups
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
+from cinderlike.states.groups import Status as GroupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import Status
 from cinderlike.volume import extend, snapshots
@@ -137,7 +139,7 @@ def _resume(method: str):
 
 # NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
 # user deletes it), delete → run again, extend → error_extending with its reservations
-# rolled back, as Cinder's do_cleanup; snapshots likewise.
+# rolled back, as Cinder's do_cleanup; snapshots and groups likewise.
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
         Status.CREATING: _verdict(lambda volume, request: create_flow.failed(volume)),
@@ -147,6 +149,11 @@ _SETTLERS = {
     db_snapshots.MACHINE.name: (db_snapshots.MACHINE, {
         SnapshotStatus.CREATING: _verdict(lambda snapshot, request: snapshots.failed(snapshot)),
         SnapshotStatus.DELETING: _resume('delete_snapshot'),
+    }),
+    db_groups.MACHINE.name: (db_groups.MACHINE, {
+        GroupStatus.CREATING: _verdict(
+            lambda group, request: db_settle.Outcome(action='create', error=True)),
+        GroupStatus.DELETING: _resume('delete_group'),
     }),
 }
 

@@ -6,19 +6,19 @@ fanout on `cinder-volume`.
 
 Sent to the resource's cluster when its `cluster_name` is set, to its host otherwise (the
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
-do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_update,
-attachment_delete, initialize_connection, terminate_connection, attach_volume,
-detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for backups
-get_backup_device, remove_backup_device, initialize_connection_snapshot,
-terminate_connection_snapshot, remove_export_snapshot. To the backend named by the caller
-(host or cluster, as given): get_capabilities; to one service's own host: set_log_levels,
+do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, create_group, delete_group,
+attachment_update, attachment_delete, initialize_connection, terminate_connection,
+attach_volume, detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for
+backups get_backup_device, remove_backup_device, initialize_connection_snapshot,
+terminate_connection_snapshot, remove_export_snapshot. To the backend named by the caller (host
+or cluster, as given): get_capabilities; to one service's own host: set_log_levels,
 get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.8'
+RPC_API_VERSION = '1.11'
 
 
 class VolumeAPI:
@@ -44,6 +44,8 @@ class VolumeAPI:
               remove_export_snapshot (cast)
         1.8 - freeze_host, thaw_host (calls), failover_host (cast), set_log_levels
               (cast), get_log_levels (call)
+        1.11 - create_group, delete_group (group ids; delete_group deletes the group's
+               `deleting` member volumes first)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -104,6 +106,16 @@ class VolumeAPI:
         """Create a `creating` snapshot on the backend of its volume (*host*)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
             ctxt, 'create_snapshot', snapshot_id=snapshot_id)
+
+    def create_group(self, ctxt, *, group_id, host, cluster_name=None):
+        """Create a `creating` group the scheduler placed on *host* (`host@backend`)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'create_group', group_id=group_id)
+
+    def delete_group(self, ctxt, *, group_id, host, cluster_name=None):
+        """Delete a `deleting` group (and its `deleting` members) from its backend."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'delete_group', group_id=group_id)
 
     def delete_snapshot(self, ctxt, *, snapshot_id, host, cluster_name=None):
         """Delete a `deleting` snapshot from the backend of its volume (*host*)."""

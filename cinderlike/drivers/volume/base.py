@@ -191,6 +191,20 @@ class VolumeDriver(abc.ABC):
         """Undo what initialize_connection_snapshot exported (nothing by default)."""
         return None
 
+    # --- generic volume groups (Cinder's generic group fallback) ------------------------
+
+    def create_group(self, group_id: str) -> dict | None:
+        """A new group on this backend; columns to store or None. Members are plain
+        volumes, so a generic group needs nothing on the backend by default."""
+        LOG.debug('Group %s on %s: generic group, nothing to create', group_id,
+                  self.backend_name)
+        return None
+
+    def delete_group(self, group_id: str) -> None:
+        """The group's members are already deleted; drop what create_group made."""
+        LOG.debug('Group %s on %s: generic group, nothing to delete', group_id,
+                  self.backend_name)
+
     # --- management plane (os-services freeze / thaw / failover_host) -------------------
 
     def freeze_backend(self, context) -> None:

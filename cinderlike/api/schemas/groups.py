@@ -1,0 +1,30 @@
+"""cinderlike-api: request bodies of generic volume groups (3.13) and their actions.
+
+Cinder's schemas (cinder/api/schemas/groups.py): a group needs a group type and at least
+one distinct volume type; names may be empty.
+"""
+
+from cinderlike.api.schemas import types
+from cinderlike.states import groups as states
+
+_zone = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
+
+# POST /groups
+create = types._wrapped('group', {
+    'description': types.description,
+    'group_type': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    'name': types.name_allow_zero_min_length,
+    'volume_types': {'type': 'array', 'minItems': 1, 'uniqueItems': True,
+                     'items': {'type': 'string', 'maxLength': 255}},
+    'availability_zone': _zone}, required=['group_type', 'volume_types'])
+
+# POST /groups/{id}/action {"delete": {"delete-volumes": bool}}
+delete = types._wrapped('delete', {'delete-volumes': types.boolean})
+
+# POST /groups/{id}/action {"reset_status": {"status": ...}} (3.20)
+reset_status = types._wrapped('reset_status', {
+    'status': {'type': 'string', 'format': 'group_status'}}, required=['status'])
+
+# Format checkers of the action bodies (api/validation.py `formats=`): Cinder's
+# _validate_group_status takes any case.
+FORMATS = {'group_status': lambda value: value.lower() in states.ALL}
