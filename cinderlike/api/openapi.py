@@ -15,10 +15,19 @@ import re
 import falcon
 
 from cinderlike.api import microversions as mv
-from cinderlike.api.resources import backups, clusters, services, snapshots, types, volume_actions
+from cinderlike.api.resources import (
+    backups,
+    clusters,
+    groups,
+    services,
+    snapshots,
+    types,
+    volume_actions,
+)
 from cinderlike.api.schemas import attachments as attachment_schemas
 from cinderlike.api.schemas import backups as backup_schemas
 from cinderlike.api.schemas import group_types as group_type_schemas
+from cinderlike.api.schemas import groups as group_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
 from cinderlike.api.schemas import quota_sets as quota_schemas
 from cinderlike.api.schemas import responses as r
@@ -63,6 +72,7 @@ _QUERY = {
     'usage': {'type': 'string'}, 'binary': {'type': 'string'}, 'host': {'type': 'string'},
     'is_public': {'type': 'string'}, 'vol_type_id': {'type': 'string'},
     'detail': {'type': 'string'}, 'project_id': {'type': 'string'},
+    'list_volume': {'type': 'string'},
 }
 _VOLUME_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'metadata')
 
@@ -73,6 +83,8 @@ _CLUSTER_ACTIONS = _one_of(entry[0] for entry in clusters._ACTIONS.values())
 _SERVICE_ACTIONS = _one_of(entry[0] for entry in services._ACTIONS.values())
 _BACKUP_ACTIONS = _one_of(entry[0] for entry in backups.BackupActions._ACTIONS.values())
 _BACKUP_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'volume_id')
+_GROUP_ACTIONS = _one_of(entry[0] for entry in groups.GroupActions._ACTIONS.values())
+_GROUP_LIST = _LIST + ('all_tenants', 'name', 'list_volume')
 
 # (resource class, responder) -> Op. tests/unit/api/test_openapi.py checks that every
 # routed responder has its entry.
@@ -143,6 +155,20 @@ OPERATIONS = {
     ('GroupSpec', 'on_put'): Op('Update a group spec (admin)', 200, r.extra_spec,
                                 group_type_schemas.specs_update, since=mv.GROUP_TYPE),
     ('GroupSpec', 'on_delete'): Op('Delete a group spec (admin)', 202, since=mv.GROUP_TYPE),
+    ('Groups', 'on_get'): Op('List groups', 200, r.groups, query=_GROUP_LIST,
+                             since=mv.GROUP_VOLUME, notes='`name~` from 3.34.'),
+    ('Groups', 'on_get_detail'): Op(
+        'List groups with details', 200, r.groups_detail, query=_GROUP_LIST,
+        since=mv.GROUP_VOLUME,
+        notes='group_snapshot_id/source_group_id from 3.14, `volumes` with list_volume from '
+              '3.25, replication_status from 3.38, project_id (admin) from 3.58.'),
+    ('Groups', 'on_post'): Op('Create a group', 202, r.group_summary, group_schemas.create,
+                              since=mv.GROUP_VOLUME),
+    ('Group', 'on_get'): Op('Show a group', 200, r.group, query=('list_volume',),
+                            since=mv.GROUP_VOLUME),
+    ('GroupActions', 'on_post'): Op(
+        'A group action: delete (delete-volumes), reset_status (admin, 3.20)', 202,
+        request=_GROUP_ACTIONS, since=mv.GROUP_VOLUME),
     ('TypeAccess', 'on_get'): Op('List the projects of a private type (admin)', 200,
                                  r.type_access),
     ('DefaultTypes', 'on_get'): Op('List default types (admin)', 200, r.default_types,

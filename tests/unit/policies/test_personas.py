@@ -16,7 +16,8 @@ READER = (
     'volume_extension:access_types_extra_specs', 'volume_extension:types_extra_specs:index',
     'volume_extension:types_extra_specs:show', 'message:get', 'message:get_all',
     'volume:get_transfer', 'volume:get_all_transfers', 'volume_extension:quotas:show',
-    'limits_extension:used_limits', 'backup:get_all', 'backup:get',
+    'limits_extension:used_limits', 'backup:get_all', 'backup:get', 'group:get_all',
+    'group:get',
 )
 MEMBER = (
     'volume:create', 'volume:create_from_image', 'volume:update', 'volume:delete',
@@ -36,7 +37,7 @@ MEMBER = (
     'volume:attachment_complete', 'volume:multiattach_bootable_volume', 'message:delete',
     'volume:create_transfer', 'volume:accept_transfer', 'volume:delete_transfer',
     'volume_extension:volume_type_access', 'backup:create', 'backup:update', 'backup:delete',
-    'backup:restore',
+    'backup:restore', 'group:create', 'group:delete',
 )
 ADMIN = (
     'volume:force_delete', 'volume_extension:volume_host_attribute',
@@ -72,6 +73,7 @@ ADMIN = (
     'group:access_group_types_specs', 'group:group_types_specs:get',
     'group:group_types_specs:get_all', 'group:group_types_specs:create',
     'group:group_types_specs:update', 'group:group_types_specs:delete',
+    'group:group_project_attribute', 'group:reset_status',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}

@@ -1,0 +1,102 @@
+"""Volume service create_group/delete_group: the group settles in one fenced step with its
+workers row, its members are deleted through the volume delete path (quota and capacity
+given back), and the groups quota goes back with the group."""
+
+import sqlalchemy as sa
+
+from cinderlike import quota
+from cinderlike.db import group_types as db_group_types
+from cinderlike.db import groups as db_groups
+from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import Group, utcnow
+from cinderlike.drivers.volume import base
+from tests.fixtures import daemons
+from tests.unit.volume.conftest import (
+    POOL,
+    PROJECT,
+    add_volume,
+    claimed,
+    ctx,
+    notified,
+    usage,
+    workers,
+)
+
+
+def _group(db, *, status='creating') -> Group:
+    gtype = db_group_types.create(db, name='gt')
+    with db.writer() as s:
+        reservations = quota.reserve(db, ctx(), conf=daemons.make_conf(), project_id=PROJECT,
+                                     deltas={'groups': 1}, session=s)
+        group = db_groups.create(db, session=s, volume_type_ids=[], values={
+            'project_id': PROJECT, 'group_type_id': gtype.id, 'availability_zone': 'nova',
+            'host': POOL})
+        quota.commit(db, ctx(), reservations, session=s)
+        s.execute(sa.update(Group).where(Group.id == group.id).values(status=status))
+    return db_groups.get(db, group_id=group.id)
+
+
+def _member(manager, db, group, size=1):
+    """An available member volume the backend holds (launched: it holds its claim)."""
+    volume = add_volume(db, status='available', size=size, group_id=group.id,
+                        launched_at=utcnow())
+    manager.driver.create_volume(base.VolumeRef.of(volume))
+    return volume
+
+
+def test_create_makes_the_group_available_and_notifies(manager, db):
+    group = _group(db)
+    manager.create_group(ctx(), group_id=group.id)
+    assert db_groups.get(db, group_id=group.id).status == 'available'
+    assert workers(db) == []
+    assert notified()[-2:] == ['group.create.start', 'group.create.end']
+
+
+def test_a_driver_failure_leaves_the_group_in_error(manager, db):
+    group = _group(db)
+
+    def refuse(group_id):
+        raise RuntimeError('backend down')
+    manager.driver.create_group = refuse
+    manager.create_group(ctx(), group_id=group.id)
+    assert db_groups.get(db, group_id=group.id).status == 'error'
+    assert workers(db) == []
+
+
+def test_a_group_no_longer_creating_is_left_alone(manager, db):
+    group = _group(db, status='available')
+    manager.create_group(ctx(), group_id=group.id)
+    assert db_groups.get(db, group_id=group.id).status == 'available'
+
+
+def test_delete_removes_members_then_the_group_and_gives_quota_back(manager, db):
+    group = _group(db, status='available')
+    members = [_member(manager, db, group, size=2) for _ in range(2)]
+    db_groups.begin_delete(db, group_id=group.id, project_id=None, delete_volumes=True)
+    assert claimed(db) == 4
+    manager.delete_group(ctx(), group_id=group.id)
+    assert db_groups.volume_ids(db, group_ids=[group.id])[group.id] == []
+    with db.reader() as s:
+        assert s.get(Group, group.id).deleted
+    assert usage(db, 'groups') == (0, 0)
+    assert usage(db, 'volumes') == (0, 0)
+    assert claimed(db) == 0
+    assert workers(db) == []
+    assert not any(manager.driver.has_volume(base.VolumeRef.of(v)) for v in members)
+    assert 'group.delete.end' in notified()
+
+
+def test_a_member_that_fails_leaves_the_group_error_deleting(manager, db):
+    group = _group(db, status='available')
+    volume = _member(manager, db, group)
+
+    def refuse(ref):
+        raise RuntimeError('busy disk')
+    manager.driver.delete_volume = refuse
+    db_groups.begin_delete(db, group_id=group.id, project_id=None, delete_volumes=True)
+    manager.delete_group(ctx(), group_id=group.id)
+    assert db_groups.get(db, group_id=group.id).status == 'error_deleting'
+    assert db_volumes.get(db, volume_id=volume.id).status == 'error_deleting'
+    assert usage(db, 'groups') == (1, 0)
+    assert workers(db) == []
+
