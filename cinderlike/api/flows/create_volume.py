@@ -15,6 +15,7 @@ from taskflow import task
 
 from cinderlike import exception, flow, quota
 from cinderlike.db import backups as db_backups
+from cinderlike.db import groups as db_groups
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
@@ -22,6 +23,7 @@ from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.policies import volumes as policy
 from cinderlike.states.backups import Status as BackupStatus
+from cinderlike.states.groups import Status as GroupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
@@ -44,6 +46,7 @@ class CreateRequest:
     backup_id: str | None = None
     image_ref: str | None = None
     scheduler_hints: dict | None = None
+    group_id: str | None = None
 
 
 def _size(raw, source, snapshot, backup=None) -> int:
@@ -119,6 +122,37 @@ def _zone(conf, db, wanted, source, source_kind: str, session) -> str:
     return zone
 
 
+def check_group(group) -> None:
+    """A volume joins only an `available` group (placed: its host is known).
+
+    :raises InvalidGroup:
+    """
+    if group.status != GroupStatus.AVAILABLE:
+        raise exception.InvalidGroup(
+            reason=f"Originating group status must be one of '{GroupStatus.AVAILABLE}' values")
+
+
+def _group(db, ctx, request: CreateRequest, vtype, session):
+    """The group the volume is created into (Cinder's checks), or None.
+
+    :raises GroupNotFound, InvalidInput, InvalidGroup:
+    """
+    if request.group_id is None:
+        return None
+    group = db_groups.get(db, group_id=request.group_id,
+                          project_id=None if ctx.is_admin else ctx.project_id, session=session)
+    if not request.volume_type:
+        raise exception.InvalidInput(
+            reason='volume_type must be provided when creating a volume in a group.')
+    allowed = db_groups.volume_type_ids(db, group_ids=[group.id], session=session)[group.id]
+    if vtype.id not in allowed:
+        raise exception.InvalidInput(
+            reason=f'Invalid volume_type provided: {vtype.name} (requested type must be '
+                   'supported by this group).')
+    check_group(group)
+    return group
+
+
 class ExtractSpec(task.Task):
     """Validate the request against the data it depends on; provides the volume's spec."""
 
@@ -170,11 +204,14 @@ class ExtractSpec(task.Task):
             vtype = db_types.get_default_for_project(
                 db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
                 session=s)
+        group = _group(db, ctx, request, vtype, s)
+        backend = _backend_of(group) if group is not None else _backend_of(source)
         return {'size': size, 'volume_type': vtype,
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume', s),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
-                'backup_id': request.backup_id, 'resource_backend': _backend_of(source)}
+                'backup_id': request.backup_id, 'resource_backend': backend,
+                'group_id': group.id if group is not None else None}
 
 
 class AuthorizeType(task.Task):
@@ -212,11 +249,19 @@ class CreateEntry(task.Task):
             'display_description': request.description,
             'volume_type_id': spec['volume_type'].id, 'source_volid': spec['source_volid'],
             'snapshot_id': spec['snapshot_id'],
-            'replication_status': 'disabled', 'host': None,
+            'replication_status': 'disabled', 'host': None, 'group_id': spec['group_id'],
             'multiattach': spec['volume_type'].extra_specs.get('multiattach') == '<is> True',
         }
-        return quota.consume(db, ctx, conf=conf, plan=quota_plan, then=lambda s: (
-            db_volumes.create(db, values=values, metadata=request.metadata, session=s)))
+        def insert(s):
+            if spec['group_id'] is not None:
+                # NOTE(race): under the group's row lock, which a group delete takes too:
+                # either the delete sees this volume, or this insert sees `deleting`.
+                locked = db_groups.lock(s, group_id=spec['group_id'])
+                if locked is None:
+                    raise exception.GroupNotFound(group_id=spec['group_id'])
+                check_group(locked)
+            return db_volumes.create(db, values=values, metadata=request.metadata, session=s)
+        return quota.consume(db, ctx, conf=conf, plan=quota_plan, then=insert)
 
 
 def request_spec(volume, spec, metadata) -> dict:
@@ -234,7 +279,7 @@ def request_spec(volume, spec, metadata) -> dict:
         'resource_properties': properties, 'size': volume.size,
         'availability_zone': volume.availability_zone, 'source_volid': volume.source_volid,
         'snapshot_id': volume.snapshot_id, 'image_id': None, 'backup_id': spec['backup_id'],
-        'resource_backend': spec['resource_backend'],
+        'resource_backend': spec['resource_backend'], 'group_id': spec['group_id'],
         'volume_type': {'id': vtype.id, 'name': vtype.name,
                         'extra_specs': dict(vtype.extra_specs)},
     }
