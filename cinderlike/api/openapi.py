@@ -166,6 +166,8 @@ OPERATIONS = {
                               since=mv.GROUP_VOLUME),
     ('Group', 'on_get'): Op('Show a group', 200, r.group, query=('list_volume',),
                             since=mv.GROUP_VOLUME),
+    ('Group', 'on_put'): Op('Rename a group, add or remove its volumes', 202,
+                            request=group_schemas.update, since=mv.GROUP_VOLUME),
     ('GroupActions', 'on_post'): Op(
         'A group action: delete (delete-volumes), reset_status (admin, 3.20)', 202,
         request=_GROUP_ACTIONS, since=mv.GROUP_VOLUME),

@@ -169,6 +169,36 @@ def begin_delete(db, *, group_id: str, project_id: str | None,
     return group
 
 
+def rename(db, *, group_id: str, project_id: str | None, values: dict) -> None:
+    """Write a new name and/or description, whatever the status (no member change).
+
+    :raises GroupNotFound:
+    """
+    with db.writer() as s:
+        if not conditional.update(s, Group, values=dict(values, updated_at=utcnow()),
+                                  where=MACHINE.live(group_id, project_id)):
+            raise exception.GroupNotFound(group_id=group_id)
+
+
+def change_members(s, *, group_id: str, add: list[str], remove: list[str]) -> tuple[int, int]:
+    """In the caller's (fenced) transaction: *add* volumes that are still in no group and
+    *remove* those still in this one; (added, removed).
+
+    NOTE(race): a volume added meanwhile to another group, or deleted, is skipped: each
+    UPDATE keeps its own precondition.
+    """
+    added = conditional.update(
+        s, Volume, values={'group_id': group_id, 'updated_at': utcnow()},
+        where=[Volume.id.in_(add), Volume.deleted.is_(False), Volume.group_id.is_(None)]
+    ) if add else 0
+    removed = conditional.update(
+        s, Volume, values={'group_id': None, 'updated_at': utcnow()},
+        where=[Volume.id.in_(remove), Volume.deleted.is_(False), Volume.group_id == group_id]
+    ) if remove else 0
+    LOG.info('Group %s: %d volumes added, %d removed', group_id, added, removed)
+    return added, removed
+
+
 def destroy_unplaced(db, *, group_id: str, session=None) -> bool:
     """Soft-delete a group no scheduler placed (Cinder deletes it from the database only)."""
     return MACHINE.destroy(db, row_id=group_id, where=[Group.host.is_(None)], session=session)

@@ -6,6 +6,7 @@ from cinderlike.policies import base
 CREATE_POLICY = 'group:create'
 GET_POLICY = 'group:get'
 GET_ALL_POLICY = 'group:get_all'
+UPDATE_POLICY = 'group:update'
 GROUP_ATTRIBUTES_POLICY = 'group:group_project_attribute'
 DELETE_POLICY = 'group:delete'
 RESET_STATUS = 'group:reset_status'
@@ -19,6 +20,7 @@ rules = [
                ('GET', '/groups/detail')),
     base.owned(CREATE_POLICY, _MEMBER, 'Create group.', ('POST', '/groups'), was=''),
     base.owned(GET_POLICY, _READER, 'Show group.', ('GET', '/groups/{group_id}')),
+    base.owned(UPDATE_POLICY, _MEMBER, 'Update group.', ('PUT', '/groups/{group_id}')),
     base.rule(GROUP_ATTRIBUTES_POLICY, base.RULE_ADMIN_API,
               'List groups or show group with project attributes.',
               ('GET', '/groups/{group_id}'), ('GET', '/groups/detail')),

@@ -43,6 +43,6 @@ TRANSITIONS: dict[str, Transition] = dict(
                               guards=('no_group_snapshots', 'volumes_deletable',
                                       'not_a_source')),
     # add_volumes/remove_volumes: the volume service changes the members while `updating`.
-    update=Transition(frozenset({S.AVAILABLE}), S.UPDATING, S.AVAILABLE, S.AVAILABLE),
+    update=Transition(frozenset({S.AVAILABLE}), S.UPDATING, S.AVAILABLE, S.ERROR),
     reset_status=Transition(ANY),
 )

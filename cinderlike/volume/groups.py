@@ -11,6 +11,8 @@ from oslo_log import log as logging
 from cinderlike import exception, locks
 from cinderlike.db import groups as db_groups
 from cinderlike.db import settle as db_settle
+from cinderlike.db import volumes as db_volumes
+from cinderlike.drivers.volume import base
 from cinderlike.states import groups as states
 from cinderlike.volume import delete
 
@@ -39,6 +41,36 @@ def create_group(manager, ctx, *, group_id: str) -> bool:
         return False
     manager.group_notifier.info(ctx, db_groups.get(manager.db, group_id=group_id),
                                 'create.end')
+    return True
+
+
+def update_group(manager, ctx, *, group_id: str, add: list[str], remove: list[str]) -> bool:
+    """Tell the driver, then record the membership with the group's return to `available`,
+    in one fenced transaction; True when done. A driver failure leaves the group `error`
+    and the membership as it was."""
+    group, hold = manager.hold(db_groups.MACHINE, row_id=group_id, status=S.UPDATING)
+    if hold is None:
+        return False
+    manager.group_notifier.info(ctx, group, 'update.start')
+    try:
+        manager.require_driver()
+        manager.driver.update_group(
+            group_id, [base.VolumeRef.of(db_volumes.get(manager.db, volume_id=v)) for v in add],
+            [base.VolumeRef.of(db_volumes.get(manager.db, volume_id=v)) for v in remove])
+    except Exception:
+        LOG.exception('Group %s: driver failed to update it', group_id)
+        outcome = db_settle.Outcome(action='update', error=True)
+    else:
+        outcome = db_settle.Outcome(action='update')
+    with manager.db.writer() as s:
+        settled = db_settle.settle(manager.db, db_groups.MACHINE, row=group, hold=hold,
+                                   outcome=outcome, session=s)
+        if settled is db_settle.Settled.DONE and not outcome.error:
+            db_groups.change_members(s, group_id=group_id, add=add, remove=remove)
+    if outcome.error or settled is not db_settle.Settled.DONE:
+        return False
+    manager.group_notifier.info(ctx, db_groups.get(manager.db, group_id=group_id),
+                                'update.end')
     return True
 
 

@@ -203,6 +203,15 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         except exception.GroupNotFound:
             LOG.warning('Group %s to create no longer exists', group_id)
 
+    def update_group(self, context, *, group_id, add_volumes, remove_volumes):
+        """Cast from the API: add and remove members of an `updating` group."""
+        LOG.debug('update_group %s received on %s', group_id, self.host)
+        try:
+            groups.update_group(self, context, group_id=group_id, add=add_volumes,
+                                remove=remove_volumes)
+        except exception.GroupNotFound:
+            LOG.warning('Group %s to update no longer exists', group_id)
+
     def delete_group(self, context, *, group_id):
         """Cast from the API: delete a `deleting` group and its `deleting` members."""
         LOG.debug('delete_group %s received on %s', group_id, self.host)

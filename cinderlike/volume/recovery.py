@@ -154,6 +154,10 @@ _SETTLERS = {
         GroupStatus.CREATING: _verdict(
             lambda group, request: db_settle.Outcome(action='create', error=True)),
         GroupStatus.DELETING: _resume('delete_group'),
+        # NOTE(members): an interrupted update recorded no member change; the group is
+        # `error`, as after a driver failure, and may be updated again once reset.
+        GroupStatus.UPDATING: _verdict(
+            lambda group, request: db_settle.Outcome(action='update', error=True)),
     }),
 }
 

@@ -6,13 +6,13 @@ fanout on `cinder-volume`.
 
 Sent to the resource's cluster when its `cluster_name` is set, to its host otherwise (the
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
-do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, create_group, delete_group,
-attachment_update, attachment_delete, initialize_connection, terminate_connection,
-attach_volume, detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for
-backups get_backup_device, remove_backup_device, initialize_connection_snapshot,
-terminate_connection_snapshot, remove_export_snapshot. To the backend named by the caller (host
-or cluster, as given): get_capabilities; to one service's own host: set_log_levels,
-get_log_levels.
+do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, create_group, update_group,
+delete_group, attachment_update, attachment_delete, initialize_connection,
+terminate_connection, attach_volume, detach_volume, remove_export, freeze_host, thaw_host,
+failover_host, and for backups get_backup_device, remove_backup_device,
+initialize_connection_snapshot, terminate_connection_snapshot, remove_export_snapshot. To the
+backend named by the caller (host or cluster, as given): get_capabilities; to one service's own
+host: set_log_levels, get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
 """
 
@@ -45,7 +45,7 @@ class VolumeAPI:
         1.8 - freeze_host, thaw_host (calls), failover_host (cast), set_log_levels
               (cast), get_log_levels (call)
         1.11 - create_group, delete_group (group ids; delete_group deletes the group's
-               `deleting` member volumes first)
+               `deleting` member volumes first), update_group (volume ids to add/remove)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -111,6 +111,13 @@ class VolumeAPI:
         """Create a `creating` group the scheduler placed on *host* (`host@backend`)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
             ctxt, 'create_group', group_id=group_id)
+
+    def update_group(self, ctxt, *, group_id, host, add_volumes, remove_volumes,
+                     cluster_name=None):
+        """Add and remove members of an `updating` group on its backend."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'update_group', group_id=group_id, add_volumes=add_volumes,
+            remove_volumes=remove_volumes)
 
     def delete_group(self, ctxt, *, group_id, host, cluster_name=None):
         """Delete a `deleting` group (and its `deleting` members) from its backend."""

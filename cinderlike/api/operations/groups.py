@@ -8,12 +8,14 @@ the scheduler then picks the one backend that serves every volume type of the gr
 from oslo_log import log as logging
 
 from cinderlike import exception, quota, rpc
+from cinderlike.api.operations import group_members
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import group_types as db_group_types
 from cinderlike.db import groups as db_groups
 from cinderlike.db import replication as db_replication
 from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
+from cinderlike.db import volumes as db_volumes
 
 LOG = logging.getLogger(__name__)
 
@@ -119,6 +121,43 @@ def delete(conf, db, rpc_clients, ctx, *, group_id: str, delete_volumes: bool) -
                                    delete_volumes=delete_volumes)
     rpc_clients.volume.delete_group(ctx, group_id=group_id, host=group.host,
                                     cluster_name=group.cluster_name)
+
+
+def update(db, rpc_clients, ctx, *, group_id: str, name=None, description=None,
+           add_volumes: str | None = None, remove_volumes: str | None = None) -> None:
+    """Cinder's group update: a new name/description at once; member changes CAS the
+    group into `updating` and go to its backend.
+
+    :raises GroupNotFound, Invalid, InvalidVolume, InvalidGroup:
+    """
+    group = get(db, ctx, group_id=group_id)
+    check_not_cgsnapshot_type(group.group_type_id, reserved_type_id(db))
+    name = None if name == group.name else name
+    description = None if description == group.description else description
+    add, remove = group_members.id_list(add_volumes), group_members.id_list(remove_volumes)
+    both = [volume_id for volume_id in add if volume_id in remove]
+    if both:
+        raise exception.InvalidVolume(reason=f'UUIDs {both} are in both add and remove volume '
+                                             'list.')
+    members = db_groups.volume_ids(db, group_ids=[group_id])[group_id]
+    added = group_members.to_add(db, group, members, add) if add else []
+    removed = group_members.to_remove(group, members, remove, {
+        volume_id: db_volumes.get(db, volume_id=volume_id) for volume_id in members}
+    ) if remove else []
+    values = {key: value for key, value in (('name', name), ('description', description))
+              if value is not None}
+    if not values and not added and not removed:
+        raise exception.InvalidGroup(
+            reason=f'Cannot update group {group_id} because no valid name, description, '
+                   'add_volumes, or remove_volumes were provided.')
+    if not added and not removed:
+        db_groups.rename(db, group_id=group_id, project_id=scope(ctx), values=values)
+        return
+    group = db_groups.MACHINE.begin(db, row_id=group_id, action='update',
+                                    project_id=scope(ctx), values=values)
+    rpc_clients.volume.update_group(ctx, group_id=group_id, host=group.host,
+                                    cluster_name=group.cluster_name, add_volumes=added,
+                                    remove_volumes=removed)
 
 
 def reset_status(db, notifier, ctx, *, group_id: str, status: str) -> None:

@@ -108,7 +108,7 @@ class Groups(_Base):
 
 
 class Group(_Base):
-    """GET /groups/{group_id}."""
+    """GET, PUT /groups/{group_id}."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, group_id: str) -> None:
         """:raises GroupNotFound, Invalid: (a group migrated from a consistency group)"""
@@ -119,6 +119,22 @@ class Group(_Base):
         operations.check_not_cgsnapshot_type(group.group_type_id,
                                              operations.reserved_type_id(self._db))
         resp.media = {'group': self._details(req, [group])[0]}
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, group_id: str) -> None:
+        """:raises ValidationError, GroupNotFound, InvalidVolume, InvalidGroup:"""
+        _require(req)
+        body = validation.load_body(req)
+        validation.validate(schema.update, body)
+        ctx = req.context.ctx
+        group = operations.get(self._db, ctx, group_id=group_id)
+        self._enforcer.authorize(ctx, policy.UPDATE_POLICY, self._target(group))
+        wanted = body['group']
+        operations.update(self._db, self._rpc, ctx, group_id=group_id,
+                          name=_stripped(wanted.get('name')),
+                          description=_stripped(wanted.get('description')),
+                          add_volumes=wanted.get('add_volumes'),
+                          remove_volumes=wanted.get('remove_volumes'))
+        resp.status = falcon.HTTP_202
 
 
 class GroupActions(_Base):

@@ -18,6 +18,13 @@ create = types._wrapped('group', {
                      'items': {'type': 'string', 'maxLength': 255}},
     'availability_zone': _zone}, required=['group_type', 'volume_types'])
 
+# PUT /groups/{id}: at least one of the four (comma-separated volume ids for the lists)
+update = types._wrapped('group', {
+    'description': types.description, 'name': types.name_allow_zero_min_length,
+    'add_volumes': types.description, 'remove_volumes': types.description})
+update['properties']['group']['anyOf'] = [{'required': [key]} for key in (
+    'name', 'description', 'add_volumes', 'remove_volumes')]
+
 # POST /groups/{id}/action {"delete": {"delete-volumes": bool}}
 delete = types._wrapped('delete', {'delete-volumes': types.boolean})
 

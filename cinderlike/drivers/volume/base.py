@@ -200,6 +200,11 @@ class VolumeDriver(abc.ABC):
                   self.backend_name)
         return None
 
+    def update_group(self, group_id: str, add: list[VolumeRef], remove: list[VolumeRef]) -> None:
+        """Members join or leave the group (the database records it after this returns)."""
+        LOG.debug('Group %s on %s: generic group, %d volumes added, %d removed', group_id,
+                  self.backend_name, len(add), len(remove))
+
     def delete_group(self, group_id: str) -> None:
         """The group's members are already deleted; drop what create_group made."""
         LOG.debug('Group %s on %s: generic group, nothing to delete', group_id,

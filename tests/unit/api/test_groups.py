@@ -243,3 +243,107 @@ def test_unknown_action_is_400(vclient, seeded, gtype, vtypes):
     resp = vclient.simulate_post(f'{GROUPS}/{group_id}/action', headers=admin(V),
                                  json={'frobnicate': {}})
     assert resp.status_code == 400
+
+
+def _member(db, group, *, status='available', type_name='fast', **values):
+    return add_volume(db, type_name=type_name, status=status, host='node@b1#b1', **values)
+
+
+def _update(client, group_id, headers=None, **group):
+    return client.simulate_put(f'{GROUPS}/{group_id}', headers=headers or admin(V),
+                               json={'group': group})
+
+
+def test_update_adds_and_removes_through_the_backend(vclient, seeded, rpc, gtype, vtypes):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _placed(seeded, host='node@b1#b1', status='available')
+    joining, member = _member(seeded, group), _member(seeded, group)
+    with seeded.writer() as s:
+        s.execute(sa.text('UPDATE volumes SET group_id = :g WHERE id = :v'),
+                  {'g': group.id, 'v': member.id})
+    resp = _update(vclient, group.id, name='renamed', add_volumes=f'{joining.id},',
+                   remove_volumes=member.id)
+    assert resp.status_code == 202
+    row = db_groups.get(seeded, group_id=group.id)
+    assert (row.status, row.name) == ('updating', 'renamed')
+    assert rpc.volume.calls == [('update_group', {
+        'group_id': group.id, 'host': 'node@b1#b1', 'cluster_name': None,
+        'add_volumes': [joining.id], 'remove_volumes': [member.id]})]
+
+
+def test_a_rename_alone_needs_no_backend(vclient, seeded, rpc, gtype, vtypes):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _placed(seeded, host='node@b1#b1', status='error')
+    assert _update(vclient, group.id, description='new').status_code == 202
+    row = db_groups.get(seeded, group_id=group.id)
+    assert (row.status, row.description) == ('error', 'new')
+    assert rpc.volume.calls == []
+
+
+def _add_refusal(db, group, vtypes, case):
+    if case == 'missing':
+        return str(uuid.uuid4()), 'because volume cannot be found.'
+    if case == 'other project':
+        return _member(db, group, project='p2').id, 'as they belong to different projects.'
+    if case == 'other type':
+        volume = _member(db, group, type_name='__DEFAULT__')
+        return volume.id, (f'because volume type {volume.volume_type_id} is not supported by '
+                           'the group.')
+    if case == 'bad status':
+        return _member(db, group, status='error').id, (
+            "because volume is in an invalid state: error. Valid states are: "
+            "('available', 'in-use').")
+    if case == 'other backend':
+        volume = add_volume(db, type_name='fast', host='node@b9#b9')
+        return volume.id, None
+    volume = _member(db, group, group_id=str(uuid.uuid4()))
+    return volume.id, f'because it is already in group {volume.group_id}.'
+
+
+@pytest.mark.parametrize('case', ['missing', 'other project', 'other type', 'bad status',
+                                  'other backend', 'other group'])
+def test_update_refusals_change_nothing(vclient, seeded, rpc, gtype, vtypes, case):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _placed(seeded, host='node@b1#b1', status='available')
+    volume_id, tail = _add_refusal(seeded, group, vtypes, case)
+    resp = _update(vclient, group.id, name='x', add_volumes=volume_id)
+    assert resp.status_code == 400
+    message = resp.json['badRequest']['message']
+    assert message == (f'Invalid volume: Cannot add volume {volume_id} to group {group.id} '
+                       f'{tail}' if tail else 'Invalid volume: Volume is not local to this node.')
+    row = db_groups.get(seeded, group_id=group.id)
+    assert (row.status, row.name) == ('available', None)
+    assert rpc.volume.calls == []
+
+
+@pytest.mark.parametrize('body, message', [
+    ({'name': None}, 'Cannot update group {id} because no valid name, description, '
+                     'add_volumes, or remove_volumes were provided.'),
+    ({'remove_volumes': 'nope'}, 'Cannot remove volume nope from group {id} because it is '
+                                 'not in the group.'),
+    ({'add_volumes': 'a', 'remove_volumes': 'a'},
+     "UUIDs ['a'] are in both add and remove volume list."),
+])
+def test_update_without_a_change_is_400(vclient, seeded, rpc, gtype, vtypes, body, message):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _placed(seeded, host='node@b1#b1', status='available')
+    resp = _update(vclient, group.id, **body)
+    assert resp.status_code == 400
+    assert message.format(id=group.id) in resp.json['badRequest']['message']
+    assert rpc.volume.calls == []
+
+
+def test_member_changes_need_an_available_group(vclient, seeded, rpc, gtype, vtypes):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _placed(seeded, host='node@b1#b1', status='error')
+    resp = _update(vclient, group.id, add_volumes=_member(seeded, group).id)
+    assert resp.status_code == 400
+    assert resp.json['badRequest']['message'] == 'Invalid Group: Group status must be available.'
+    assert rpc.volume.calls == []
+
+
+def test_update_schema_needs_one_field(vclient, seeded, gtype, vtypes):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _groups(seeded)[0]
+    assert _update(vclient, group.id).status_code == 400
+    assert _update(vclient, group.id, bogus=1).status_code == 400

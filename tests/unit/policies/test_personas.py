@@ -37,7 +37,7 @@ MEMBER = (
     'volume:attachment_complete', 'volume:multiattach_bootable_volume', 'message:delete',
     'volume:create_transfer', 'volume:accept_transfer', 'volume:delete_transfer',
     'volume_extension:volume_type_access', 'backup:create', 'backup:update', 'backup:delete',
-    'backup:restore', 'group:create', 'group:delete',
+    'backup:restore', 'group:create', 'group:delete', 'group:update',
 )
 ADMIN = (
     'volume:force_delete', 'volume_extension:volume_host_attribute',
