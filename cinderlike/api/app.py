@@ -23,6 +23,7 @@ from cinderlike.api.resources import (
     clusters,
     default_types,
     extensions,
+    group_snapshots,
     group_types,
     groups,
     limits,
@@ -152,13 +153,20 @@ def _add_group_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforc
 
 
 def _add_group_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
-    """Generic volume groups (3.13) and their actions."""
+    """Generic volume groups (3.13), their actions and group snapshots (3.14)."""
     args = (conf, db, enforcer, rpc)
     collection = groups.Groups(*args)
     _add_v3_route(app, '/groups', collection)
     _add_v3_route(app, '/groups/detail', collection, suffix='detail')
     _add_v3_route(app, '/groups/{group_id}', groups.Group(*args))
     _add_v3_route(app, '/groups/{group_id}/action', groups.GroupActions(*args))
+    snapshots_ = group_snapshots.GroupSnapshots(*args)
+    _add_v3_route(app, '/group_snapshots', snapshots_)
+    _add_v3_route(app, '/group_snapshots/detail', snapshots_, suffix='detail')
+    _add_v3_route(app, '/group_snapshots/{group_snapshot_id}',
+                  group_snapshots.GroupSnapshot(*args))
+    _add_v3_route(app, '/group_snapshots/{group_snapshot_id}/action',
+                  group_snapshots.GroupSnapshotActions(*args))
 
 
 def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:

@@ -26,6 +26,7 @@ from cinderlike.api.resources import (
 )
 from cinderlike.api.schemas import attachments as attachment_schemas
 from cinderlike.api.schemas import backups as backup_schemas
+from cinderlike.api.schemas import group_snapshots as group_snapshot_schemas
 from cinderlike.api.schemas import group_types as group_type_schemas
 from cinderlike.api.schemas import groups as group_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
@@ -171,6 +172,24 @@ OPERATIONS = {
     ('GroupActions', 'on_post'): Op(
         'A group action: delete (delete-volumes), reset_status (admin, 3.20)', 202,
         request=_GROUP_ACTIONS, since=mv.GROUP_VOLUME),
+    ('GroupSnapshots', 'on_get'): Op('List group snapshots', 200, r.group_snapshots,
+                                     query=_LIST + ('all_tenants', 'name', 'status'),
+                                     since=mv.GROUP_SNAPSHOTS,
+                                     notes='Query parameters from 3.29.'),
+    ('GroupSnapshots', 'on_get_detail'): Op(
+        'List group snapshots with details', 200, r.group_snapshots_detail,
+        query=_LIST + ('all_tenants', 'name', 'status'), since=mv.GROUP_SNAPSHOTS,
+        notes='Query parameters from 3.29; project_id (admin) from 3.58.'),
+    ('GroupSnapshots', 'on_post'): Op('Snapshot every volume of a group', 202,
+                                      r.group_snapshot_summary, group_snapshot_schemas.create,
+                                      since=mv.GROUP_SNAPSHOTS),
+    ('GroupSnapshot', 'on_get'): Op('Show a group snapshot', 200, r.group_snapshot,
+                                    since=mv.GROUP_SNAPSHOTS),
+    ('GroupSnapshot', 'on_delete'): Op('Delete a group snapshot and its snapshots', 202,
+                                       since=mv.GROUP_SNAPSHOTS),
+    ('GroupSnapshotActions', 'on_post'): Op(
+        'reset_status of a group snapshot (admin)', 202,
+        request=group_snapshot_schemas.reset_status, since=mv.GROUP_SNAPSHOT_RESET_STATUS),
     ('TypeAccess', 'on_get'): Op('List the projects of a private type (admin)', 200,
                                  r.type_access),
     ('DefaultTypes', 'on_get'): Op('List default types (admin)', 200, r.default_types,

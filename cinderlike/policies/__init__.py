@@ -8,6 +8,7 @@ from cinderlike.policies import (
     base,
     capabilities,
     clusters,
+    group_snapshots,
     group_types,
     groups,
     limits,
@@ -36,4 +37,5 @@ def list_rules():
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
                                 backups.list_rules(),
-                                group_types.list_rules(), groups.list_rules()))
+                                group_types.list_rules(), groups.list_rules(),
+                                group_snapshots.list_rules()))

@@ -23,6 +23,7 @@ from cinderlike.volume import (
     create,
     delete,
     extend,
+    group_snapshots,
     groups,
     periodics,
     recovery,
@@ -62,6 +63,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         self.notifier = notifications.VolumeNotifier(conf, db, host=host)
         self.snapshot_notifier = notifications.SnapshotNotifier(conf, db, host=host)
         self.group_notifier = notifications.GroupNotifier(conf, host=host)
+        self.group_snapshot_notifier = notifications.GroupSnapshotNotifier(conf, host=host)
         self.capacity_notifier = rpc.get_notifier(conf, publisher_id=f'capacity.{host}')
 
     @property
@@ -219,6 +221,24 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             groups.delete_group(self, context, group_id=group_id)
         except exception.GroupNotFound:
             LOG.info('Group %s was already deleted', group_id)
+
+    def create_group_snapshot(self, context, *, group_snapshot_id):
+        """Cast from the API: snapshot every member of a group of this backend."""
+        LOG.debug('create_group_snapshot %s received on %s', group_snapshot_id, self.host)
+        try:
+            group_snapshots.create_group_snapshot(self, context,
+                                                  group_snapshot_id=group_snapshot_id)
+        except exception.GroupSnapshotNotFound:
+            LOG.warning('Group snapshot %s to create no longer exists', group_snapshot_id)
+
+    def delete_group_snapshot(self, context, *, group_snapshot_id):
+        """Cast from the API: delete a `deleting` group snapshot and its members."""
+        LOG.debug('delete_group_snapshot %s received on %s', group_snapshot_id, self.host)
+        try:
+            group_snapshots.delete_group_snapshot(self, context,
+                                                  group_snapshot_id=group_snapshot_id)
+        except exception.GroupSnapshotNotFound:
+            LOG.info('Group snapshot %s was already deleted', group_snapshot_id)
 
     def revert_to_snapshot(self, context, *, volume_id, snapshot_id):
         """Cast from the API: revert a `reverting` volume to its latest snapshot."""

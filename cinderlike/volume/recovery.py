@@ -13,6 +13,7 @@ import datetime
 from oslo_log import log as logging
 
 from cinderlike import exception
+from cinderlike.db import group_snapshots as db_group_snapshots
 from cinderlike.db import groups as db_groups
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
@@ -20,6 +21,7 @@ from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
+from cinderlike.states.group_snapshots import Status as GroupSnapshotStatus
 from cinderlike.states.groups import Status as GroupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import Status
@@ -128,12 +130,13 @@ def _verdict(outcome_of):
     return settle
 
 
-def _resume(method: str):
-    """A settler that runs the manager's *method* again (a delete, under its lock)."""
+def _resume(method: str, key: str | None = None):
+    """A settler that runs the manager's *method* again (a delete, under its lock), with
+    the resource id as *key* (`<name>_id` by default)."""
     def settle(manager, ctx, machine, resource, row, hold):
         LOG.warning('%s %s: %s interrupted on service %s; resuming it', row.resource_type,
                     resource.id, method, row.service_id)
-        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id})
+        getattr(manager, method)(ctx, **{key or f'{machine.name.lower()}_id': resource.id})
     return settle
 
 
@@ -158,6 +161,13 @@ _SETTLERS = {
         # `error`, as after a driver failure, and may be updated again once reset.
         GroupStatus.UPDATING: _verdict(
             lambda group, request: db_settle.Outcome(action='update', error=True)),
+    }),
+    # NOTE(members): an interrupted group snapshot ends `error` with its members left
+    # `creating`; a later delete of the group snapshot deletes them all.
+    db_group_snapshots.MACHINE.name: (db_group_snapshots.MACHINE, {
+        GroupSnapshotStatus.CREATING: _verdict(
+            lambda gsnap, request: db_settle.Outcome(action='create', error=True)),
+        GroupSnapshotStatus.DELETING: _resume('delete_group_snapshot', 'group_snapshot_id'),
     }),
 }
 

@@ -45,7 +45,8 @@ class VolumeAPI:
         1.8 - freeze_host, thaw_host (calls), failover_host (cast), set_log_levels
               (cast), get_log_levels (call)
         1.11 - create_group, delete_group (group ids; delete_group deletes the group's
-               `deleting` member volumes first), update_group (volume ids to add/remove)
+               `deleting` member volumes first), update_group (volume ids to add/remove),
+               create_group_snapshot, delete_group_snapshot (group snapshot ids)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -118,6 +119,16 @@ class VolumeAPI:
         self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
             ctxt, 'update_group', group_id=group_id, add_volumes=add_volumes,
             remove_volumes=remove_volumes)
+
+    def create_group_snapshot(self, ctxt, *, group_snapshot_id, host, cluster_name=None):
+        """Snapshot every member of a group (*host*: the group's backend)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'create_group_snapshot', group_snapshot_id=group_snapshot_id)
+
+    def delete_group_snapshot(self, ctxt, *, group_snapshot_id, host, cluster_name=None):
+        """Delete a `deleting` group snapshot and its member snapshots."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'delete_group_snapshot', group_snapshot_id=group_snapshot_id)
 
     def delete_group(self, ctxt, *, group_id, host, cluster_name=None):
         """Delete a `deleting` group (and its `deleting` members) from its backend."""

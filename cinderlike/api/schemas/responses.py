@@ -106,6 +106,16 @@ group = _envelope('group', _group)
 group_summary = _envelope('group', _group_summary)
 groups = _listing('groups', _group_summary, links='group_links')
 groups_detail = _listing('groups', _group, links='group_links')
+_group_snapshot = _object({'id': _STR, 'group_id': _STR, 'group_type_id': _TEXT,
+                           'status': _TEXT, 'created_at': _TIME, 'name': _TEXT,
+                           'description': _TEXT}, {'project_id': _TEXT})
+group_snapshot = _envelope('group_snapshot', _group_snapshot)
+group_snapshot_summary = _envelope('group_snapshot', _object(
+    {'id': _STR, 'name': _TEXT}, {'group_type_id': _TEXT}))
+group_snapshots = _listing('group_snapshots', _object({'id': _STR, 'name': _TEXT}),
+                           links='group_snapshot_links')
+group_snapshots_detail = _listing('group_snapshots', _group_snapshot,
+                                  links='group_snapshot_links')
 type_access = _envelope('volume_type_access', {'type': 'array', 'items': _object(
     {'volume_type_id': _STR, 'project_id': _STR})})
 _default_type = _object({'project_id': _STR, 'volume_type_id': _STR})

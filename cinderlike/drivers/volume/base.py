@@ -205,6 +205,15 @@ class VolumeDriver(abc.ABC):
         LOG.debug('Group %s on %s: generic group, %d volumes added, %d removed', group_id,
                   self.backend_name, len(add), len(remove))
 
+    def create_group_snapshot(self, group_snapshot_id: str,
+                              snapshots: list[SnapshotRef]) -> list[dict | None]:
+        """Every member's snapshot as one operation; the columns to store per snapshot.
+
+        By default one after the other: the manager holds every member's lock meanwhile,
+        so no member is reverted, extended or deleted between two of them.
+        """
+        return [self.create_snapshot(snapshot) for snapshot in snapshots]
+
     def delete_group(self, group_id: str) -> None:
         """The group's members are already deleted; drop what create_group made."""
         LOG.debug('Group %s on %s: generic group, nothing to delete', group_id,

@@ -17,7 +17,7 @@ READER = (
     'volume_extension:types_extra_specs:show', 'message:get', 'message:get_all',
     'volume:get_transfer', 'volume:get_all_transfers', 'volume_extension:quotas:show',
     'limits_extension:used_limits', 'backup:get_all', 'backup:get', 'group:get_all',
-    'group:get',
+    'group:get', 'group:get_all_group_snapshots', 'group:get_group_snapshot',
 )
 MEMBER = (
     'volume:create', 'volume:create_from_image', 'volume:update', 'volume:delete',
@@ -38,6 +38,7 @@ MEMBER = (
     'volume:create_transfer', 'volume:accept_transfer', 'volume:delete_transfer',
     'volume_extension:volume_type_access', 'backup:create', 'backup:update', 'backup:delete',
     'backup:restore', 'group:create', 'group:delete', 'group:update',
+    'group:create_group_snapshot', 'group:delete_group_snapshot',
 )
 ADMIN = (
     'volume:force_delete', 'volume_extension:volume_host_attribute',
@@ -74,6 +75,7 @@ ADMIN = (
     'group:group_types_specs:get_all', 'group:group_types_specs:create',
     'group:group_types_specs:update', 'group:group_types_specs:delete',
     'group:group_project_attribute', 'group:reset_status',
+    'group:group_snapshot_project_attribute', 'group:reset_group_snapshot_status',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}

@@ -1,0 +1,142 @@
+"""Volume service group snapshots on the file driver (real qemu-img): every member's own
+pattern is in its snapshot; a driver failure leaves everything `error`; delete gives the
+quota back member by member."""
+
+import hashlib
+import os
+
+import pytest
+import sqlalchemy as sa
+
+from cinderlike import quota
+from cinderlike.db import group_snapshots as db_group_snapshots
+from cinderlike.db import group_types as db_group_types
+from cinderlike.db import groups as db_groups
+from cinderlike.db import workers as db_workers
+from cinderlike.db.models import Group, GroupSnapshot, Snapshot
+from cinderlike.drivers.volume import base
+from cinderlike.volume import recovery
+from tests.fixtures import daemons
+from tests.unit.volume.conftest import (
+    POOL,
+    PROJECT,
+    add_volume,
+    ctx,
+    notified,
+    row,
+    usage,
+    workers,
+)
+from tests.unit.volume.test_file_backend import file_manager  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.qemu_img
+
+PATTERN_AT = 4096 * 7
+
+
+def _group(db):
+    gtype = db_group_types.create(db, name='gt')
+    with db.writer() as s:
+        group = db_groups.create(db, session=s, volume_type_ids=[], values={
+            'project_id': PROJECT, 'group_type_id': gtype.id, 'host': POOL})
+        s.execute(sa.update(Group).where(Group.id == group.id).values(status='available'))
+    return db_groups.get(db, group_id=group.id)
+
+
+def _write(mgr, db, volume_id, data: bytes) -> None:
+    info = mgr.driver.initialize_connection(base.VolumeRef.of(row(db, volume_id)), {})
+    with open(info['data']['device_path'], 'r+b') as disk:
+        disk.seek(PATTERN_AT)
+        disk.write(data)
+
+
+def _read(path: str, size: int) -> bytes:
+    with open(path, 'rb') as disk:
+        disk.seek(PATTERN_AT)
+        return disk.read(size)
+
+
+def _group_snapshot(db, group, volumes):
+    """What the API inserts: the group snapshot and a snapshot per member, quota used."""
+    deltas = {'snapshots': len(volumes), 'gigabytes': sum(v.size for v in volumes)}
+    with db.writer() as s:
+        reservations = quota.reserve(db, ctx(), conf=daemons.make_conf(), project_id=PROJECT,
+                                     deltas=deltas, session=s)
+        gsnap, _ = db_group_snapshots.create(db, session=s, volumes=volumes, values={
+            'group_id': group.id, 'user_id': 'u1', 'project_id': PROJECT, 'name': 'gs',
+            'group_type_id': group.group_type_id})
+        quota.commit(db, ctx(), reservations, session=s)
+    return gsnap
+
+
+@pytest.fixture
+def members(file_manager, db):  # noqa: F811
+    group = _group(db)
+    volumes = []
+    for index in range(2):
+        volume = add_volume(db, size=1, group_id=group.id)
+        file_manager.create_volume(ctx(), volume_id=volume.id, request_spec={},
+                                   filter_properties={})
+        _write(file_manager, db, volume.id, f'member {index} pattern'.encode() * 100)
+        volumes.append(row(db, volume.id))
+    return group, volumes
+
+
+def test_every_member_snapshot_holds_its_own_pattern(file_manager, db, members):  # noqa: F811
+    group, volumes = members
+    gsnap = _group_snapshot(db, group, volumes)
+    file_manager.create_group_snapshot(ctx(), group_snapshot_id=gsnap.id)
+    assert db_group_snapshots.get(db, group_snapshot_id=gsnap.id).status == 'available'
+    snaps = db_group_snapshots.members(db, group_snapshot_id=gsnap.id)
+    assert {(s.status, s.progress) for s in snaps} == {('available', '100%')}
+    for index, volume in enumerate(volumes):
+        snap = next(s for s in snaps if s.volume_id == volume.id)
+        path = file_manager.driver.snapshot_path(base.SnapshotRef.of(snap, volume))
+        expected = f'member {index} pattern'.encode() * 100
+        assert hashlib.sha256(_read(path, len(expected))).hexdigest() == \
+            hashlib.sha256(expected).hexdigest()
+    assert workers(db) == []
+    assert notified()[-2:] == ['group_snapshot.create.start', 'group_snapshot.create.end']
+
+
+def test_a_driver_failure_leaves_the_group_snapshot_and_members_error(file_manager, db,  # noqa: F811
+                                                                      members):
+    group, volumes = members
+
+    def refuse(gs_id, refs):
+        raise RuntimeError('array refused')
+    file_manager.driver.create_group_snapshot = refuse
+    gsnap = _group_snapshot(db, group, volumes)
+    file_manager.create_group_snapshot(ctx(), group_snapshot_id=gsnap.id)
+    assert db_group_snapshots.get(db, group_snapshot_id=gsnap.id).status == 'error'
+    assert {s.status for s in db_group_snapshots.members(db, group_snapshot_id=gsnap.id)} == {
+        'error'}
+    assert usage(db, 'snapshots') == (2, 0)
+
+
+def test_delete_removes_every_member_and_gives_the_quota_back(file_manager, db,  # noqa: F811
+                                                              members):
+    group, volumes = members
+    gsnap = _group_snapshot(db, group, volumes)
+    file_manager.create_group_snapshot(ctx(), group_snapshot_id=gsnap.id)
+    paths = [file_manager.driver.snapshot_path(base.SnapshotRef.of(s, volumes[0]))
+             for s in db_group_snapshots.members(db, group_snapshot_id=gsnap.id)]
+    db_group_snapshots.begin_delete(db, group_snapshot_id=gsnap.id, project_id=None)
+    file_manager.delete_group_snapshot(ctx(), group_snapshot_id=gsnap.id)
+    with db.reader() as s:
+        assert s.get(GroupSnapshot, gsnap.id).deleted
+        assert s.scalars(sa.select(Snapshot).where(Snapshot.deleted.is_(False))).all() == []
+    assert not any(os.path.exists(p) for p in paths)
+    assert usage(db, 'snapshots') == (0, 0)
+    assert workers(db) == []
+
+
+def test_startup_cleanup_errors_an_interrupted_group_snapshot(file_manager, db,  # noqa: F811
+                                                              members):
+    group, volumes = members
+    gsnap = _group_snapshot(db, group, volumes)
+    db_workers.begin_for(db, db_group_snapshots.MACHINE, row_id=gsnap.id, status='creating',
+                         service_id=file_manager.service_id)
+    recovery.do_cleanup(file_manager, ctx(), recovery.own_request(file_manager))
+    assert db_group_snapshots.get(db, group_snapshot_id=gsnap.id).status == 'error'
+    assert workers(db) == []
