@@ -158,6 +158,7 @@ def _add_group_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, r
     collection = groups.Groups(*args)
     _add_v3_route(app, '/groups', collection)
     _add_v3_route(app, '/groups/detail', collection, suffix='detail')
+    _add_v3_route(app, '/groups/action', groups.GroupsFromSource(*args))
     _add_v3_route(app, '/groups/{group_id}', groups.Group(*args))
     _add_v3_route(app, '/groups/{group_id}/action', groups.GroupActions(*args))
     snapshots_ = group_snapshots.GroupSnapshots(*args)

@@ -165,6 +165,9 @@ OPERATIONS = {
               '3.25, replication_status from 3.38, project_id (admin) from 3.58.'),
     ('Groups', 'on_post'): Op('Create a group', 202, r.group_summary, group_schemas.create,
                               since=mv.GROUP_VOLUME),
+    ('GroupsFromSource', 'on_post'): Op(
+        'create-from-src: a group from a group snapshot or a source group', 202,
+        r.group_summary, group_schemas.create_from_source, since=mv.GROUP_SNAPSHOTS),
     ('Group', 'on_get'): Op('Show a group', 200, r.group, query=('list_volume',),
                             since=mv.GROUP_VOLUME),
     ('Group', 'on_put'): Op('Rename a group, add or remove its volumes', 202,

@@ -57,6 +57,13 @@ def get(db, *, group_snapshot_id: str, project_id: str | None = None,
     return MACHINE.get(db, row_id=group_snapshot_id, project_id=project_id, session=session)
 
 
+def lock(s, *, group_snapshot_id: str) -> GroupSnapshot | None:
+    """Lock the live group snapshot row for the rest of the transaction (a group created
+    from it reads its members under this lock, the one its delete takes)."""
+    return s.scalars(sa.select(GroupSnapshot).where(*MACHINE.live(group_snapshot_id))
+                     .with_for_update()).first()
+
+
 def members(db, *, group_snapshot_id: str, session=None) -> list[Snapshot]:
     """The live member snapshots, in the order their volumes joined (created_at, id)."""
     with db.reader(session) as s:

@@ -14,6 +14,7 @@ from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
 from cinderlike.drivers.volume import base
 from cinderlike.states import groups as states
+from cinderlike.states import volumes as volume_states
 from cinderlike.volume import delete
 
 LOG = logging.getLogger(__name__)
@@ -71,6 +72,34 @@ def update_group(manager, ctx, *, group_id: str, add: list[str], remove: list[st
         return False
     manager.group_notifier.info(ctx, db_groups.get(manager.db, group_id=group_id),
                                 'update.end')
+    return True
+
+
+def create_group_from_src(manager, ctx, *, group_id: str) -> bool:
+    """Make each member from its source (a snapshot of the group snapshot, or a volume of
+    the source group) through the volume create path, then settle the group; True when it
+    and every member became available. A member that fails is `error`, and so is the
+    group."""
+    group, hold = manager.hold(db_groups.MACHINE, row_id=group_id, status=S.CREATING)
+    if hold is None:
+        return False
+    manager.group_notifier.info(ctx, group, 'create.start')
+    made = True
+    for volume_id in db_groups.volume_ids(manager.db, group_ids=[group_id])[group_id]:
+        volume = db_volumes.get(manager.db, volume_id=volume_id)
+        spec = ({'snapshot_id': volume.snapshot_id} if volume.snapshot_id
+                else {'source_volid': volume.source_volid})
+        manager.create_volume(ctx, volume_id=volume_id, request_spec=spec,
+                              filter_properties={}, allow_reschedule=False)
+        made = made and (db_volumes.get(manager.db, volume_id=volume_id).status ==
+                         volume_states.Status.AVAILABLE)
+    outcome = db_settle.Outcome(action='create', error=not made)
+    settled = db_settle.settle(manager.db, db_groups.MACHINE, row=group, hold=hold,
+                               outcome=outcome)
+    if not made or settled is not db_settle.Settled.DONE:
+        return False
+    manager.group_notifier.info(ctx, db_groups.get(manager.db, group_id=group_id),
+                                'create.end')
     return True
 
 

@@ -205,6 +205,14 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         except exception.GroupNotFound:
             LOG.warning('Group %s to create no longer exists', group_id)
 
+    def create_group_from_src(self, context, *, group_id):
+        """Cast from the API: make a `creating` group's members from their sources here."""
+        LOG.debug('create_group_from_src %s received on %s', group_id, self.host)
+        try:
+            groups.create_group_from_src(self, context, group_id=group_id)
+        except exception.GroupNotFound:
+            LOG.warning('Group %s to create no longer exists', group_id)
+
     def update_group(self, context, *, group_id, add_volumes, remove_volumes):
         """Cast from the API: add and remove members of an `updating` group."""
         LOG.debug('update_group %s received on %s', group_id, self.host)

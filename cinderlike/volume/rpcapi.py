@@ -46,7 +46,8 @@ class VolumeAPI:
               (cast), get_log_levels (call)
         1.11 - create_group, delete_group (group ids; delete_group deletes the group's
                `deleting` member volumes first), update_group (volume ids to add/remove),
-               create_group_snapshot, delete_group_snapshot (group snapshot ids)
+               create_group_snapshot, delete_group_snapshot (group snapshot ids),
+               create_group_from_src (the members' rows name their sources)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -112,6 +113,11 @@ class VolumeAPI:
         """Create a `creating` group the scheduler placed on *host* (`host@backend`)."""
         self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
             ctxt, 'create_group', group_id=group_id)
+
+    def create_group_from_src(self, ctxt, *, group_id, host, cluster_name=None):
+        """Make the members of a `creating` group from their sources on *host*."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'create_group_from_src', group_id=group_id)
 
     def update_group(self, ctxt, *, group_id, host, add_volumes, remove_volumes,
                      cluster_name=None):

@@ -9,6 +9,7 @@ from oslo_utils import strutils
 
 from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
+from cinderlike.api.operations import group_sources
 from cinderlike.api.operations import groups as operations
 from cinderlike.api.schemas import groups as schema
 from cinderlike.api.views import common as common_view
@@ -103,6 +104,30 @@ class Groups(_Base):
             description=_stripped(wanted.get('description')),
             group_type=wanted['group_type'], volume_types=wanted['volume_types'],
             availability_zone=wanted.get('availability_zone'))
+        resp.status = falcon.HTTP_202
+        resp.media = {'group': view.summary(group)}
+
+
+class GroupsFromSource(_Base):
+    """POST /groups/action {"create-from-src": {group_snapshot_id | source_group_id}} (3.14)."""
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """:raises ValidationError, GroupSnapshotNotFound, GroupNotFound, Invalid*,
+        OverQuota:"""
+        _require(req, mv.GROUP_SNAPSHOTS)
+        body = validation.load_body(req)
+        action = validation.action_name(req)
+        if action != 'create-from-src':
+            raise validation.no_such_action(action)
+        validation.validate(schema.create_from_source, body)
+        ctx = req.context.ctx
+        self._enforcer.authorize(ctx, policy.CREATE_POLICY)
+        wanted = body['create-from-src']
+        group = group_sources.create_from_src(
+            self._conf, self._db, self._rpc, ctx, name=_stripped(wanted.get('name')),
+            description=_stripped(wanted.get('description')),
+            group_snapshot_id=wanted.get('group_snapshot_id'),
+            source_group_id=wanted.get('source_group_id'))
         resp.status = falcon.HTTP_202
         resp.media = {'group': view.summary(group)}
 

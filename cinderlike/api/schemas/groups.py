@@ -18,6 +18,14 @@ create = types._wrapped('group', {
                      'items': {'type': 'string', 'maxLength': 255}},
     'availability_zone': _zone}, required=['group_type', 'volume_types'])
 
+# POST /groups/action {"create-from-src": {...}} (3.14): exactly one source
+_uuid = {'type': 'string', 'format': 'uuid'}
+create_from_source = types._wrapped('create-from-src', {
+    'description': types.description, 'name': types.name_allow_zero_min_length,
+    'source_group_id': _uuid, 'group_snapshot_id': _uuid})
+create_from_source['properties']['create-from-src']['oneOf'] = [
+    {'required': ['group_snapshot_id']}, {'required': ['source_group_id']}]
+
 # PUT /groups/{id}: at least one of the four (comma-separated volume ids for the lists)
 update = types._wrapped('group', {
     'description': types.description, 'name': types.name_allow_zero_min_length,

@@ -9,6 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from cinderlike import quota
+from cinderlike.api.operations import group_sources
 from cinderlike.db import group_snapshots as db_group_snapshots
 from cinderlike.db import group_types as db_group_types
 from cinderlike.db import groups as db_groups
@@ -140,3 +141,56 @@ def test_startup_cleanup_errors_an_interrupted_group_snapshot(file_manager, db, 
     recovery.do_cleanup(file_manager, ctx(), recovery.own_request(file_manager))
     assert db_group_snapshots.get(db, group_snapshot_id=gsnap.id).status == 'error'
     assert workers(db) == []
+
+
+class _Casts:
+    """The API's RPC clients, recording the volume cast."""
+
+    class _Volume:
+        def __init__(self):
+            self.calls = []
+
+        def create_group_from_src(self, ctx, **kwargs):
+            self.calls.append(kwargs)
+
+    def __init__(self):
+        self.volume = self._Volume()
+
+
+def test_a_group_from_the_group_snapshot_reads_every_pattern_back(file_manager, db,  # noqa: F811
+                                                                  members, conf):
+    group, volumes = members
+    gsnap = _group_snapshot(db, group, volumes)
+    file_manager.create_group_snapshot(ctx(), group_snapshot_id=gsnap.id)
+    for volume in volumes:  # the sources change after the snapshot
+        _write(file_manager, db, volume.id, b'overwritten later' * 100)
+    casts = _Casts()
+    new = group_sources.create_from_src(conf, db, casts, ctx(), name='copy',
+                                        group_snapshot_id=gsnap.id)
+    assert casts.volume.calls == [{'group_id': new.id, 'host': POOL, 'cluster_name': None}]
+    file_manager.create_group_from_src(ctx(), group_id=new.id)
+    assert db_groups.get(db, group_id=new.id).status == 'available'
+    made = {row(db, v).snapshot_id: row(db, v)
+            for v in db_groups.volume_ids(db, group_ids=[new.id])[new.id]}
+    for snap in db_group_snapshots.members(db, group_snapshot_id=gsnap.id):
+        index = [v.id for v in volumes].index(snap.volume_id)
+        volume = made[snap.id]
+        assert volume.status == 'available'
+        expected = f'member {index} pattern'.encode() * 100
+        got = _read(file_manager.driver.path(base.VolumeRef.of(volume)), len(expected))
+        assert hashlib.sha256(got).hexdigest() == hashlib.sha256(expected).hexdigest()
+    assert workers(db) == []
+
+
+def test_a_group_from_a_source_group_copies_each_member(file_manager, db, members,  # noqa: F811
+                                                        conf):
+    group, volumes = members
+    new = group_sources.create_from_src(conf, db, _Casts(), ctx(), source_group_id=group.id)
+    file_manager.create_group_from_src(ctx(), group_id=new.id)
+    assert db_groups.get(db, group_id=new.id).status == 'available'
+    for volume_id in db_groups.volume_ids(db, group_ids=[new.id])[new.id]:
+        copy = row(db, volume_id)
+        index = [v.id for v in volumes].index(copy.source_volid)
+        expected = f'member {index} pattern'.encode() * 100
+        got = _read(file_manager.driver.path(base.VolumeRef.of(copy)), len(expected))
+        assert got == expected
