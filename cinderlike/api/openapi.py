@@ -173,7 +173,8 @@ OPERATIONS = {
     ('Group', 'on_put'): Op('Rename a group, add or remove its volumes', 202,
                             request=group_schemas.update, since=mv.GROUP_VOLUME),
     ('GroupActions', 'on_post'): Op(
-        'A group action: delete (delete-volumes), reset_status (admin, 3.20)', 202,
+        'A group action: delete (delete-volumes), reset_status (admin, 3.20), the '
+        'replication actions (3.38; refused: no backend replicates)', 202,
         request=_GROUP_ACTIONS, since=mv.GROUP_VOLUME),
     ('GroupSnapshots', 'on_get'): Op('List group snapshots', 200, r.group_snapshots,
                                      query=_LIST + ('all_tenants', 'name', 'status'),

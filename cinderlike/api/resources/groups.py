@@ -9,7 +9,7 @@ from oslo_utils import strutils
 
 from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
-from cinderlike.api.operations import group_sources
+from cinderlike.api.operations import group_replication, group_sources
 from cinderlike.api.operations import groups as operations
 from cinderlike.api.schemas import groups as schema
 from cinderlike.api.views import common as common_view
@@ -163,7 +163,8 @@ class Group(_Base):
 
 
 class GroupActions(_Base):
-    """POST /groups/{group_id}/action: delete (3.13), reset_status (3.20, admin)."""
+    """POST /groups/{group_id}/action: delete (3.13), reset_status (3.20, admin), and the
+    replication actions (3.38), which every cinderlike backend refuses."""
 
     def _delete(self, req, ctx, group_id, body) -> None:
         group = operations.get(self._db, ctx, group_id=group_id)
@@ -178,10 +179,24 @@ class GroupActions(_Base):
         operations.reset_status(self._db, self._notifier, ctx, group_id=group_id,
                                 status=body['reset_status']['status'].lower())
 
+    def _replication(self, req, ctx, group_id, body) -> None:
+        action = validation.action_name(req)
+        group = operations.get(self._db, ctx, group_id=group_id)
+        self._enforcer.authorize(ctx, policy.REPLICATION_POLICIES[action], self._target(group))
+        group_replication.refuse(self._db, group, action)
+
     # action -> (body schema, first microversion, handler)
     _ACTIONS = {'delete': (schema.delete, mv.GROUP_VOLUME, _delete),
                 'reset_status': (schema.reset_status, mv.GROUP_VOLUME_RESET_STATUS,
-                                 _reset_status)}
+                                 _reset_status),
+                'enable_replication': (schema.enable_replication, mv.GROUP_REPLICATION,
+                                       _replication),
+                'disable_replication': (schema.disable_replication, mv.GROUP_REPLICATION,
+                                        _replication),
+                'failover_replication': (schema.failover_replication, mv.GROUP_REPLICATION,
+                                         _replication),
+                'list_replication_targets': (schema.list_replication, mv.GROUP_REPLICATION,
+                                             _replication)}
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, group_id: str) -> None:
         """:raises Invalid: not exactly one action key, or an action groups do not have."""

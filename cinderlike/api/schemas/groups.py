@@ -43,3 +43,17 @@ reset_status = types._wrapped('reset_status', {
 # Format checkers of the action bodies (api/validation.py `formats=`): Cinder's
 # _validate_group_status takes any case.
 FORMATS = {'group_status': lambda value: value.lower() in states.ALL}
+
+# POST /groups/{id}/action: the replication actions (3.38)
+failover_replication = types._wrapped('failover_replication', {
+    'allow_attached_volume': types.boolean,
+    'secondary_backend_id': {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 255}})
+enable_replication = {'type': 'object', 'required': ['enable_replication'],
+                      'properties': {'enable_replication': {'type': 'object'}},
+                      'additionalProperties': False}
+disable_replication = {'type': 'object', 'required': ['disable_replication'],
+                       'properties': {'disable_replication': {'type': 'object'}},
+                       'additionalProperties': False}
+list_replication = {'type': 'object', 'required': ['list_replication_targets'],
+                    'properties': {'list_replication_targets': {'type': 'object'}},
+                    'additionalProperties': False}

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from cinderlike.db import group_types as db_group_types
 from cinderlike.db import groups as db_groups
+from cinderlike.db import type_extra_specs as db_type_extra_specs
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Group, GroupSnapshot, Snapshot
@@ -347,3 +348,35 @@ def test_update_schema_needs_one_field(vclient, seeded, gtype, vtypes):
     group = _groups(seeded)[0]
     assert _update(vclient, group.id).status_code == 400
     assert _update(vclient, group.id, bogus=1).status_code == 400
+
+
+@pytest.mark.parametrize('action, body', [
+    ('enable_replication', {}), ('disable_replication', {}),
+    ('failover_replication', {'allow_attached_volume': False}),
+    ('list_replication_targets', {})])
+def test_replication_actions_are_refused_with_cinders_error(vclient, seeded, rpc, gtype,
+                                                            vtypes, action, body):
+    vclient.simulate_post(GROUPS, headers=admin(V), json=_body())
+    group = _placed(seeded, host='node@b1#b1', status='available')
+    url = f'{GROUPS}/{group.id}/action'
+    assert vclient.simulate_post(url, headers=admin('3.37'),
+                                 json={action: body}).status_code == 404
+    resp = vclient.simulate_post(url, headers=admin('3.38'), json={action: body})
+    assert resp.status_code == 400
+    assert resp.json['badRequest']['message'] == (
+        f'Invalid group type: Group {group.id} is not a replication group type.')
+    db_group_types.update_specs(seeded, type_id=gtype.id,
+                                specs={'group_replication_enabled': '<is> True'})
+    resp = vclient.simulate_post(url, headers=admin('3.38'), json={action: body})
+    assert resp.json['badRequest']['message'] == (
+        f"Invalid volume type: Volume type {vtypes[0].id} does not have 'replication_enabled' "
+        "spec key set to '<is> True'.")
+    for vtype in vtypes:
+        db_type_extra_specs.update(seeded, type_id=vtype.id,
+                                   specs={'replication_enabled': '<is> True'})
+    resp = vclient.simulate_post(url, headers=admin('3.38'), json={action: body})
+    assert resp.status_code == 400
+    assert 'which does not replicate' in resp.json['badRequest']['message']
+    row = db_groups.get(seeded, group_id=group.id)
+    assert (row.status, row.replication_status) == ('available', 'disabled')
+    assert rpc.volume.calls == []

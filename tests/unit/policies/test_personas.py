@@ -38,7 +38,9 @@ MEMBER = (
     'volume:create_transfer', 'volume:accept_transfer', 'volume:delete_transfer',
     'volume_extension:volume_type_access', 'backup:create', 'backup:update', 'backup:delete',
     'backup:restore', 'group:create', 'group:delete', 'group:update',
-    'group:create_group_snapshot', 'group:delete_group_snapshot',
+    'group:create_group_snapshot', 'group:delete_group_snapshot', 'group:enable_replication',
+    'group:disable_replication', 'group:failover_replication',
+    'group:list_replication_targets',
 )
 ADMIN = (
     'volume:force_delete', 'volume_extension:volume_host_attribute',
