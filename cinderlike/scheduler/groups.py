@@ -1,9 +1,13 @@
 """cinderlike-scheduler: the backend of a new generic volume group (Cinder's
 _find_valid_backends_for_group / _choose_top_backend_generic_group).
 
-A group's volumes all live on one backend: it must pass the filters for the group type's
-specs and for every one of the group's volume types. A group asks for no capacity (size 0):
-its volumes claim theirs when they are created into it.
+A group's volumes all live on one backend: it must pass the filters for the group type and
+for every one of the group's volume types. A group asks for no capacity (size 0): its volumes
+claim theirs when they are created into it.
+
+NOTE(group_specs): as in Cinder, the group type is the request's resource type with its
+`group_specs` and no `extra_specs`, so the capabilities filter does not match group specs
+against backends; the zone and the volume types decide.
 """
 
 from cinderlike import exception
@@ -26,8 +30,7 @@ def choose_pool(placer, pools, request_spec: dict, ctx=None):
     """
     group_type = request_spec['group_type']
     group_fit = {_backend_of(w.obj) for w in placer.weighed_candidates(
-        pools, _spec(request_spec, {'id': group_type['id'], 'name': group_type['name'],
-                                    'extra_specs': group_type['group_specs']}), {}, ctx)}
+        pools, _spec(request_spec, dict(group_type)), {}, ctx)}
     ranked = []
     for volume_type in request_spec['volume_types']:
         ranked.append([w.obj for w in placer.weighed_candidates(

@@ -11,14 +11,19 @@ import pytest
 from cinderclient import exceptions as cinder_exceptions
 from openstack import exceptions as sdk_exceptions
 
-from tests.functional.clients.helpers import settle
+from tests.functional.clients.helpers import SETTLE, settle
 from tests.functional.clients.test_cinderclient import cinder  # noqa: F401 - fixture
 from tests.functional.clients.test_openstacksdk import bs  # noqa: F401 - fixture
-from tests.functional.e2e.stack import PROJECT
+from tests.functional.e2e.stack import PROJECT, wait_for
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 
 CINDER = shutil.which('cinder', path=str(pathlib.Path(sys.executable).parent))
+
+
+def _gone(ids, item_id, what):
+    """Wait until *item_id* is no longer in ids() (a listing's ids)."""
+    wait_for(lambda: item_id not in ids(), timeout=SETTLE, what=f'{what} to go')
 
 
 def _until(fetch, status, what):
@@ -72,12 +77,10 @@ def test_cinderclient_library(cinder, stack, name):  # noqa: F811
     with pytest.raises(cinder_exceptions.BadRequest, match='snapshots'):
         cinder.groups.delete(group, delete_volumes=True)
     cinder.group_snapshots.delete(gsnap)
-    settle(lambda: gsnap.id in [g.id for g in cinder.group_snapshots.list()],
-           until=lambda present: not present, what='the group snapshot to go')
+    _gone(lambda: [g.id for g in cinder.group_snapshots.list()], gsnap.id, 'the snapshot')
     for doomed in (copy, group):
         cinder.groups.delete(doomed, delete_volumes=True)
-        settle(lambda d=doomed: d.id in [g.id for g in cinder.groups.list()],
-               until=lambda present: not present, what=f'group {doomed.id} to go')
+        _gone(lambda: [g.id for g in cinder.groups.list()], doomed.id, f'group {doomed.id}')
     with pytest.raises(cinder_exceptions.NotFound):
         cinder.volumes.get(volumes[0].id)
     cinder.group_types.delete(gtype)
@@ -99,12 +102,20 @@ def cli(stack):
     return run
 
 
+def _rows(table: str) -> list[list[str]]:
+    return [[c.strip() for c in line.strip().strip('|').split('|')]
+            for line in table.splitlines() if line.startswith('|')]
+
+
 def _field(table: str, key: str) -> str:
-    """A value of cinderclient's `| Property | Value |` table."""
-    for line in table.splitlines():
-        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+    """*key*'s value in cinderclient's `| Property | Value |` table, or the *key* column of
+    the one row of a listing table (`| ID | Name | ... |`)."""
+    rows = _rows(table)
+    for cells in rows:
         if len(cells) == 2 and cells[0] == key:
             return cells[1]
+    if rows and key in rows[0] and len(rows) == 2:
+        return rows[1][rows[0].index(key)]
     raise AssertionError(f'{key} not in {table}')
 
 
@@ -125,11 +136,10 @@ def test_cinder_cli(cli, cinder, name):  # noqa: F811
     listed = cli('group-list')
     assert group_id in listed and copy_id in listed
     cli('group-snapshot-delete', gsnap_id)
-    settle(lambda: gsnap_id in cli('group-snapshot-list'), until=lambda present: not present,
-           what='the group snapshot to go')
+    _gone(lambda: cli('group-snapshot-list'), gsnap_id, 'the group snapshot')
     cli('group-delete', '--delete-volumes', group_id, copy_id)
-    settle(lambda: cli('group-list'), until=lambda out: group_id not in out and
-           copy_id not in out, what='the groups to go')
+    for doomed in (group_id, copy_id):
+        _gone(lambda: cli('group-list'), doomed, f'group {doomed}')
 
 
 def test_openstacksdk(bs, name):  # noqa: F811
@@ -155,11 +165,9 @@ def test_openstacksdk(bs, name):  # noqa: F811
         bs.enable_group_replication(group)
     assert bs.get_group(group.id).replication_status == 'disabled'
     bs.delete_group_snapshot(gsnap)
-    settle(lambda: [g.id for g in bs.group_snapshots()], until=lambda ids: gsnap.id not in ids,
-           what='the group snapshot to go')
+    _gone(lambda: [g.id for g in bs.group_snapshots()], gsnap.id, 'the group snapshot')
     bs.delete_group(group, delete_volumes=True)
-    settle(lambda: [g.id for g in bs.groups()], until=lambda ids: group.id not in ids,
-           what='the group to go')
+    _gone(lambda: [g.id for g in bs.groups()], group.id, 'the group')
     with pytest.raises(sdk_exceptions.NotFoundException):
         bs.get_volume(volume.id)
     bs.delete_group_type(gtype)

@@ -70,12 +70,14 @@ def test_one_type_gets_the_best_weighed_backend(manager, db):
     assert db_groups.get(db, group_id=group_id).host == 'a@x#pool1'
 
 
-def test_the_group_types_specs_filter_too(manager, db):
+def test_group_specs_are_not_matched_against_capabilities(manager, db):
+    """Cinder's: the group type is the resource type, without extra_specs."""
     _backends(db, manager)
     group_id = _group(db)
     manager.create_group(None, group_id=group_id, request_spec=_spec(
-        group_id, ('gold', {'gold': '<is> True'}), group_specs={'silver': '<is> True'}))
-    assert db_groups.get(db, group_id=group_id).host == 'b@x#pool1'
+        group_id, ('gold', {'gold': '<is> True'}), group_specs={'silver': '<is> True',
+                                                                 'nowhere': 'x'}))
+    assert db_groups.get(db, group_id=group_id).host == 'a@x#pool1'
 
 
 def test_no_common_backend_ends_in_error_unplaced(manager, db):

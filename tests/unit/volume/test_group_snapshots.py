@@ -9,6 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from cinderlike import quota
+from cinderlike.api.operations import group_snapshots as group_snapshot_ops
 from cinderlike.api.operations import group_sources
 from cinderlike.db import group_snapshots as db_group_snapshots
 from cinderlike.db import group_types as db_group_types
@@ -194,3 +195,28 @@ def test_a_group_from_a_source_group_copies_each_member(file_manager, db, member
         expected = f'member {index} pattern'.encode() * 100
         got = _read(file_manager.driver.path(base.VolumeRef.of(copy)), len(expected))
         assert got == expected
+
+
+def test_a_group_snapshot_a_group_was_made_from_can_be_deleted(file_manager, db,  # noqa: F811
+                                                               members, conf):
+    group, volumes = members
+    gsnap = _group_snapshot(db, group, volumes)
+    file_manager.create_group_snapshot(ctx(), group_snapshot_id=gsnap.id)
+    new = group_sources.create_from_src(conf, db, _Casts(), ctx(), group_snapshot_id=gsnap.id)
+    file_manager.create_group_from_src(ctx(), group_id=new.id)
+    group_snapshot_ops.delete(db, _DeleteCasts(file_manager), ctx(),
+                              group_snapshot_id=gsnap.id)
+    with db.reader() as s:
+        assert s.get(GroupSnapshot, gsnap.id).deleted
+    assert usage(db, 'snapshots') == (0, 0)
+
+
+class _DeleteCasts:
+    """The API's volume client, delivering delete_group_snapshot to *manager* at once."""
+
+    def __init__(self, manager):
+        self.volume = self
+        self._manager = manager
+
+    def delete_group_snapshot(self, ctx, *, group_snapshot_id, host, cluster_name):
+        self._manager.delete_group_snapshot(ctx, group_snapshot_id=group_snapshot_id)
