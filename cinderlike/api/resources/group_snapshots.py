@@ -149,6 +149,8 @@ class GroupSnapshotActions(_Base):
         _require(req, version)
         validation.validate(body_schema, body, formats=schema.FORMATS)
         ctx = req.context.ctx
+        # NOTE(order): as Cinder, the group snapshot is looked up (404) before the rule.
+        operations.get(self._db, ctx, group_snapshot_id=group_snapshot_id)
         self._enforcer.authorize(ctx, policy.RESET_STATUS)
         operations.reset_status(self._db, self._notifier, ctx,
                                 group_snapshot_id=group_snapshot_id,

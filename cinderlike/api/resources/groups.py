@@ -175,6 +175,8 @@ class GroupActions(_Base):
                           delete_volumes=delete_volumes)
 
     def _reset_status(self, req, ctx, group_id, body) -> None:
+        # NOTE(order): as Cinder, the group is looked up (404) before the rule (403).
+        operations.get(self._db, ctx, group_id=group_id)
         self._enforcer.authorize(ctx, policy.RESET_STATUS)
         operations.reset_status(self._db, self._notifier, ctx, group_id=group_id,
                                 status=body['reset_status']['status'].lower())
