@@ -99,8 +99,10 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         _include_resources_in_cluster), so any member serves them."""
         count = db_clusters.include_volumes(self.db, host=self.host,
                                             cluster_name=self.cluster_name)
-        LOG.info('%d volumes of host %s included in cluster %s.', count, self.host,
-                 self.cluster_name)
+        groups_count = db_clusters.include_groups(self.db, host=self.host,
+                                                  cluster_name=self.cluster_name)
+        LOG.info('%d volumes and %d groups of host %s included in cluster %s.', count,
+                 groups_count, self.host, self.cluster_name)
 
     def init_host(self, context):
         """Initialise the driver (with retries), settle what this service left in flight
