@@ -140,6 +140,25 @@ def _resume(method: str, key: str | None = None):
     return settle
 
 
+def _group_snapshot_failed(manager, ctx, machine, resource, row, hold) -> None:
+    """An interrupted group snapshot ends `error` with its `creating` members, in one
+    fenced transaction (their quota stays used until they are deleted, as Cinder's)."""
+    creating = {snap.id: {} for snap in db_group_snapshots.members(
+        manager.db, group_snapshot_id=resource.id) if snap.status == SnapshotStatus.CREATING}
+    with manager.db.writer() as s:
+        settled = db_settle.settle(manager.db, machine, row=resource, hold=hold,
+                                   outcome=db_settle.Outcome(action='create', error=True),
+                                   session=s)
+        if settled is db_settle.Settled.DONE:
+            db_group_snapshots.finish_members(manager.db, s, group_snapshot_id=resource.id,
+                                              updates=creating, error=True)
+    if settled is db_settle.Settled.MOVED_ON:
+        db_workers.finish(manager.db, hold=hold)
+    if settled is db_settle.Settled.DONE:
+        LOG.warning('GroupSnapshot %s: create interrupted on service %s; settled as error',
+                    resource.id, row.service_id)
+
+
 # NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
 # user deletes it), delete → run again, extend → error_extending with its reservations
 # rolled back, as Cinder's do_cleanup; snapshots and groups likewise.
@@ -162,11 +181,8 @@ _SETTLERS = {
         GroupStatus.UPDATING: _verdict(
             lambda group, request: db_settle.Outcome(action='update', error=True)),
     }),
-    # NOTE(members): an interrupted group snapshot ends `error` with its members left
-    # `creating`; a later delete of the group snapshot deletes them all.
     db_group_snapshots.MACHINE.name: (db_group_snapshots.MACHINE, {
-        GroupSnapshotStatus.CREATING: _verdict(
-            lambda gsnap, request: db_settle.Outcome(action='create', error=True)),
+        GroupSnapshotStatus.CREATING: _group_snapshot_failed,
         GroupSnapshotStatus.DELETING: _resume('delete_group_snapshot', 'group_snapshot_id'),
     }),
 }

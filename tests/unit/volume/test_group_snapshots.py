@@ -141,6 +141,8 @@ def test_startup_cleanup_errors_an_interrupted_group_snapshot(file_manager, db, 
                          service_id=file_manager.service_id)
     recovery.do_cleanup(file_manager, ctx(), recovery.own_request(file_manager))
     assert db_group_snapshots.get(db, group_snapshot_id=gsnap.id).status == 'error'
+    assert {s.status for s in db_group_snapshots.members(db, group_snapshot_id=gsnap.id)} == {
+        'error'}
     assert workers(db) == []
 
 
