@@ -186,6 +186,37 @@ class VolumeTypeDefaultDeletionError(Invalid):
                'deleted.')
 
 
+class InvalidGroupType(Invalid):
+    """The group type cannot be used this way."""
+    msg_fmt = 'Invalid group type: %(reason)s'
+
+
+class GroupTypeInUse(Invalid):
+    """Groups still use the type (the API answers 'Target group type is still in use.')."""
+    msg_fmt = ('Group Type %(group_type_id)s deletion is not allowed with groups present '
+               'with the type.')
+
+
+class InvalidGroup(Invalid):
+    """The group cannot be used or changed this way."""
+    msg_fmt = 'Invalid Group: %(reason)s'
+
+
+class InvalidGroupStatus(Invalid):
+    """A reset_status names no status a group may be given."""
+    msg_fmt = 'Invalid Group Status: %(reason)s'
+
+
+class InvalidGroupSnapshot(Invalid):
+    """The group snapshot cannot be used or changed this way."""
+    msg_fmt = 'Invalid GroupSnapshot: %(reason)s'
+
+
+class InvalidGroupSnapshotStatus(Invalid):
+    """A reset_status names no status a group snapshot may be given."""
+    msg_fmt = 'Invalid GroupSnapshot Status: %(reason)s'
+
+
 class InvalidQoSSpecs(Invalid):
     """A QoS spec's consumer or keys cannot be accepted."""
     msg_fmt = 'Invalid qos specs: %(reason)s'
@@ -285,8 +316,28 @@ class QuotaResourceUnknown(NotFound):
 
 
 class GroupNotFound(NotFound):
-    """No such group: groups are not served, so every group id names none."""
+    """No live group with this id is visible to the caller."""
     msg_fmt = 'Group %(group_id)s could not be found.'
+
+
+class GroupSnapshotNotFound(NotFound):
+    """No live group snapshot with this id is visible to the caller."""
+    msg_fmt = 'GroupSnapshot %(group_snapshot_id)s could not be found.'
+
+
+class GroupTypeNotFound(NotFound):
+    """No live group type with this id is visible to the caller."""
+    msg_fmt = 'Group type %(group_type_id)s could not be found.'
+
+
+class GroupTypeNotFoundByName(GroupTypeNotFound):
+    """No live group type with this name is visible to the caller."""
+    msg_fmt = 'Group type with name %(group_type_name)s could not be found.'
+
+
+class GroupTypeSpecsNotFound(NotFound):
+    """The group type has no spec with this key."""
+    msg_fmt = 'Group Type %(group_type_id)s has no specs with key %(group_specs_key)s.'
 
 
 class VolumeTypeNotFound(NotFound):
@@ -347,6 +398,11 @@ class VolumeTypeAccessExists(Conflict):
     """The project already has access to the private type."""
     msg_fmt = ('Volume type access for %(volume_type_id)s / %(project_id)s combination '
                'already exists.')
+
+
+class GroupTypeExists(Conflict):
+    """A live group type already has this name (or id)."""
+    msg_fmt = 'Group Type %(id)s already exists.'
 
 
 class QoSSpecsExists(Conflict):

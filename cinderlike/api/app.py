@@ -13,6 +13,7 @@ from oslo_middleware import request_id
 
 from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
 from cinderlike.api import metrics as api_metrics
+from cinderlike.api.operations import group_types as group_type_operations
 from cinderlike.api.operations import qos_specs as qos_operations
 from cinderlike.api.operations import types as type_operations
 from cinderlike.api.operations import volume_type_encryption as encryption_operations
@@ -24,6 +25,9 @@ from cinderlike.api.resources import (
     clusters,
     default_types,
     extensions,
+    group_snapshots,
+    group_types,
+    groups,
     hosts,
     limits,
     manageable,
@@ -154,6 +158,34 @@ def _add_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) ->
                   default_types.DefaultType(db, enforcer))
 
 
+def _add_group_type_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
+    """Group types (3.11) and their group specs."""
+    args = (conf, db, enforcer, group_type_operations.Notifiers(conf))
+    _add_v3_route(app, '/group_types', group_types.GroupTypes(*args))
+    _add_v3_route(app, '/group_types/{group_type_id}', group_types.GroupType(*args))
+    _add_v3_route(app, '/group_types/{group_type_id}/group_specs', group_types.GroupSpecs(*args))
+    _add_v3_route(app, '/group_types/{group_type_id}/group_specs/{key}',
+                  group_types.GroupSpec(*args))
+
+
+def _add_group_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+    """Generic volume groups (3.13), their actions and group snapshots (3.14)."""
+    args = (conf, db, enforcer, rpc)
+    collection = groups.Groups(*args)
+    _add_v3_route(app, '/groups', collection)
+    _add_v3_route(app, '/groups/detail', collection, suffix='detail')
+    _add_v3_route(app, '/groups/action', groups.GroupsFromSource(*args))
+    _add_v3_route(app, '/groups/{group_id}', groups.Group(*args))
+    _add_v3_route(app, '/groups/{group_id}/action', groups.GroupActions(*args))
+    snapshots_ = group_snapshots.GroupSnapshots(*args)
+    _add_v3_route(app, '/group_snapshots', snapshots_)
+    _add_v3_route(app, '/group_snapshots/detail', snapshots_, suffix='detail')
+    _add_v3_route(app, '/group_snapshots/{group_snapshot_id}',
+                  group_snapshots.GroupSnapshot(*args))
+    _add_v3_route(app, '/group_snapshots/{group_snapshot_id}/action',
+                  group_snapshots.GroupSnapshotActions(*args))
+
+
 def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> None:
     """QoS specs and their associations with volume types (member actions as suffixes)."""
     args = (conf, db, enforcer, qos_operations.Notifier(conf))
@@ -282,6 +314,8 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_v3_route(app, '/extensions/{alias}', extensions.Extension())
     _add_type_routes(app, conf, db, enforcer)
     _add_qos_routes(app, conf, db, enforcer)
+    _add_group_type_routes(app, conf, db, enforcer)
+    _add_group_routes(app, conf, db, enforcer, rpc)
     _add_volume_routes(app, conf, db, enforcer, rpc)
     _add_snapshot_routes(app, conf, db, enforcer, rpc)
     _add_attachment_routes(app, conf, db, enforcer, rpc)

@@ -15,9 +15,20 @@ import re
 import falcon
 
 from cinderlike.api import microversions as mv
-from cinderlike.api.resources import backups, clusters, services, snapshots, types, volume_actions
+from cinderlike.api.resources import (
+    backups,
+    clusters,
+    groups,
+    services,
+    snapshots,
+    types,
+    volume_actions,
+)
 from cinderlike.api.schemas import attachments as attachment_schemas
 from cinderlike.api.schemas import backups as backup_schemas
+from cinderlike.api.schemas import group_snapshots as group_snapshot_schemas
+from cinderlike.api.schemas import group_types as group_type_schemas
+from cinderlike.api.schemas import groups as group_schemas
 from cinderlike.api.schemas import manageable as manage_schemas
 from cinderlike.api.schemas import qos_specs as qos_schemas
 from cinderlike.api.schemas import quota_sets as quota_schemas
@@ -66,6 +77,7 @@ _QUERY = {
     'detail': {'type': 'string'}, 'project_id': {'type': 'string'},
     'zone': {'type': 'string'},
     'cluster': {'type': 'string'},
+    'list_volume': {'type': 'string'},
 }
 _VOLUME_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'metadata')
 
@@ -76,6 +88,8 @@ _CLUSTER_ACTIONS = _one_of(entry[0] for entry in clusters._ACTIONS.values())
 _SERVICE_ACTIONS = _one_of(entry[0] for entry in services._ACTIONS.values())
 _BACKUP_ACTIONS = _one_of(entry[0] for entry in backups.BackupActions._ACTIONS.values())
 _BACKUP_LIST = _LIST + ('all_tenants', 'with_count', 'name', 'status', 'volume_id')
+_GROUP_ACTIONS = _one_of(entry[0] for entry in groups.GroupActions._ACTIONS.values())
+_GROUP_LIST = _LIST + ('all_tenants', 'name', 'list_volume')
 
 _MANAGE_NOTE = ('/manageable_volumes and /manageable_snapshots since 3.8, the '
                 '/os-volume-manage and /os-snapshot-manage paths since 3.0; cluster (3.17) '
@@ -141,6 +155,62 @@ OPERATIONS = {
     ('TypeEncryptionItem', 'on_put'): Op("Update an unused type's encryption (admin)", 200,
                                          r.type_encryption_specs, encryption_schemas.update),
     ('TypeEncryptionItem', 'on_delete'): Op("Delete an unused type's encryption (admin)", 202),
+    ('GroupTypes', 'on_get'): Op('List group types', 200, r.group_types,
+                                 query=_LIST + ('is_public',), since=mv.GROUP_TYPE),
+    ('GroupTypes', 'on_post'): Op('Create a group type (admin)', 202, r.group_type,
+                                  group_type_schemas.create, since=mv.GROUP_TYPE),
+    ('GroupType', 'on_get'): Op('Show a group type (`default`: default_group_type)', 200,
+                                r.group_type, since=mv.GROUP_TYPE),
+    ('GroupType', 'on_put'): Op('Update a group type (admin)', 200, r.group_type,
+                                group_type_schemas.update, since=mv.GROUP_TYPE),
+    ('GroupType', 'on_delete'): Op('Delete a group type (admin)', 202, since=mv.GROUP_TYPE),
+    ('GroupSpecs', 'on_get'): Op('List group specs (admin)', 200, r.group_specs,
+                                 since=mv.GROUP_TYPE),
+    ('GroupSpecs', 'on_post'): Op('Set group specs (admin)', 202, r.group_specs,
+                                  group_type_schemas.specs_create, since=mv.GROUP_TYPE),
+    ('GroupSpec', 'on_get'): Op('Show a group spec (admin)', 200, r.extra_spec,
+                                since=mv.GROUP_TYPE),
+    ('GroupSpec', 'on_put'): Op('Update a group spec (admin)', 200, r.extra_spec,
+                                group_type_schemas.specs_update, since=mv.GROUP_TYPE),
+    ('GroupSpec', 'on_delete'): Op('Delete a group spec (admin)', 202, since=mv.GROUP_TYPE),
+    ('Groups', 'on_get'): Op('List groups', 200, r.groups, query=_GROUP_LIST,
+                             since=mv.GROUP_VOLUME, notes='`name~` from 3.34.'),
+    ('Groups', 'on_get_detail'): Op(
+        'List groups with details', 200, r.groups_detail, query=_GROUP_LIST,
+        since=mv.GROUP_VOLUME,
+        notes='group_snapshot_id/source_group_id from 3.14, `volumes` with list_volume from '
+              '3.25, replication_status from 3.38, project_id (admin) from 3.58.'),
+    ('Groups', 'on_post'): Op('Create a group', 202, r.group_summary, group_schemas.create,
+                              since=mv.GROUP_VOLUME),
+    ('GroupsFromSource', 'on_post'): Op(
+        'create-from-src: a group from a group snapshot or a source group', 202,
+        r.group_summary, group_schemas.create_from_source, since=mv.GROUP_SNAPSHOTS),
+    ('Group', 'on_get'): Op('Show a group', 200, r.group, query=('list_volume',),
+                            since=mv.GROUP_VOLUME),
+    ('Group', 'on_put'): Op('Rename a group, add or remove its volumes', 202,
+                            request=group_schemas.update, since=mv.GROUP_VOLUME),
+    ('GroupActions', 'on_post'): Op(
+        'A group action: delete (delete-volumes), reset_status (admin, 3.20), the '
+        'replication actions (3.38; refused: no backend replicates)', 202,
+        request=_GROUP_ACTIONS, since=mv.GROUP_VOLUME),
+    ('GroupSnapshots', 'on_get'): Op('List group snapshots', 200, r.group_snapshots,
+                                     query=_LIST + ('all_tenants', 'name', 'status'),
+                                     since=mv.GROUP_SNAPSHOTS,
+                                     notes='Query parameters from 3.29.'),
+    ('GroupSnapshots', 'on_get_detail'): Op(
+        'List group snapshots with details', 200, r.group_snapshots_detail,
+        query=_LIST + ('all_tenants', 'name', 'status'), since=mv.GROUP_SNAPSHOTS,
+        notes='Query parameters from 3.29; project_id (admin) from 3.58.'),
+    ('GroupSnapshots', 'on_post'): Op('Snapshot every volume of a group', 202,
+                                      r.group_snapshot_summary, group_snapshot_schemas.create,
+                                      since=mv.GROUP_SNAPSHOTS),
+    ('GroupSnapshot', 'on_get'): Op('Show a group snapshot', 200, r.group_snapshot,
+                                    since=mv.GROUP_SNAPSHOTS),
+    ('GroupSnapshot', 'on_delete'): Op('Delete a group snapshot and its snapshots', 202,
+                                       since=mv.GROUP_SNAPSHOTS),
+    ('GroupSnapshotActions', 'on_post'): Op(
+        'reset_status of a group snapshot (admin)', 202,
+        request=group_snapshot_schemas.reset_status, since=mv.GROUP_SNAPSHOT_RESET_STATUS),
     ('TypeAccess', 'on_get'): Op('List the projects of a private type (admin)', 200,
                                  r.type_access),
     ('DefaultTypes', 'on_get'): Op('List default types (admin)', 200, r.default_types,

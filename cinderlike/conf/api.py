@@ -28,6 +28,8 @@ OPTS = [
     cfg.StrOpt('default_volume_type', default='__DEFAULT__', required=True,
                help='Volume type of volumes created without one, unless the project has a '
                     'default type of its own (API 3.62).'),
+    cfg.StrOpt('default_group_type',
+               help='Group type GET /group_types/default answers (none unless set).'),
     cfg.BoolOpt('cloned_volume_same_az', default=True,
                 help='A clone must be created in the availability zone of its source volume.'),
     cfg.BoolOpt('allow_availability_zone_fallback', default=False,

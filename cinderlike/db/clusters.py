@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from cinderlike import exception
 from cinderlike.db import conditional
 from cinderlike.db import services as db_services
-from cinderlike.db.models import Cluster, Service, Volume, utcnow
+from cinderlike.db.models import Cluster, Group, Service, Volume, utcnow
 from cinderlike.db.services import host_level
 from cinderlike.states import volumes as volume_states
 
@@ -149,30 +149,39 @@ def remove(db, *, name: str, binary: str, recursive: bool = False) -> int:
         return removed
 
 
-def _rename_volumes(db, *, column, match: str | None, new: str | None, partial: bool) -> int:
-    """cluster_name := *new* on live volumes whose *column* matches *match* (host-level);
-    *partial* keeps what follows the matched part (backend, pool), as Cinder's
-    _include_in_cluster."""
-    where = [Volume.deleted.is_(False)]
+def _rename(db, *, model, column: str, match: str | None, new: str | None,
+            partial: bool) -> int:
+    """cluster_name := *new* on live *model* rows (volumes, groups) whose *column* matches
+    *match* (host-level); *partial* keeps what follows the matched part (backend, pool), as
+    Cinder's _include_in_cluster."""
+    where = [model.deleted.is_(False)]
     value = new
     if match:
-        where.append(host_level(column, match))
+        where.append(host_level(getattr(model, column), match))
         if partial and new is not None:
-            value = sa.func.replace(column, match, new)
+            value = sa.func.replace(getattr(model, column), match, new)
     with db.writer() as session:
-        return conditional.update(session, Volume, values={'cluster_name': value}, where=where)
+        return conditional.update(session, model, values={'cluster_name': value}, where=where)
 
 
 def include_volumes(db, *, host: str, cluster_name: str) -> int:
     """A host joined *cluster_name*: its volumes ('host@backend#pool') get
     'cluster@backend#pool', so any member can serve them. Returns the count."""
-    return _rename_volumes(db, column=Volume.host, match=host, new=cluster_name, partial=True)
+    return _rename(db, model=Volume, column='host', match=host, new=cluster_name,
+                   partial=True)
+
+
+def include_groups(db, *, host: str, cluster_name: str) -> int:
+    """The same for the host's generic volume groups (Cinder's
+    _include_resources_in_cluster covers both)."""
+    return _rename(db, model=Group, column='host', match=host, new=cluster_name,
+                   partial=True)
 
 
 def rename_volumes(db, *, current: str | None, new: str | None, partial: bool = True) -> int:
     """cinderlike-manage cluster rename: volumes of cluster *current* move to *new*."""
-    return _rename_volumes(db, column=Volume.cluster_name, match=current, new=new,
-                           partial=partial)
+    return _rename(db, model=Volume, column='cluster_name', match=current, new=new,
+                   partial=partial)
 
 
 def adopt_volume(db, *, volume_id: str, host: str) -> bool:

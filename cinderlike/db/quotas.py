@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from cinderlike.db.conditional import update as cas_update
 from cinderlike.db.models import (
     Backup,
+    Group,
     Quota,
     QuotaClass,
     QuotaUsage,
@@ -132,5 +133,6 @@ def count_in_use(s, *, project_id: str, resource: str, type_ids: dict[str, str],
         return _scalar(s, sa.func.count(Backup.id), _live(Backup, project_id, None, False))
     if base == 'backup_gigabytes':
         return _scalar(s, sa.func.sum(Backup.size), _live(Backup, project_id, None, False))
-    # NOTE(groups): generic volume groups are not part of the schema yet: none are in use.
+    if base == 'groups':
+        return _scalar(s, sa.func.count(Group.id), _live(Group, project_id, None, False))
     return 0

@@ -8,6 +8,9 @@ from cinderlike.policies import (
     base,
     capabilities,
     clusters,
+    group_snapshots,
+    group_types,
+    groups,
     hosts,
     limits,
     manageable,
@@ -36,5 +39,7 @@ def list_rules():
                                 capabilities.list_rules(), workers.list_rules(),
                                 qos_specs.list_rules(), transfers.list_rules(),
                                 snapshots.list_rules(), attachments.list_rules(),
-                               backups.list_rules(), volume_type_encryption.list_rules(),
-                               hosts.list_rules(), manageable.list_rules()))
+                                backups.list_rules(), volume_type_encryption.list_rules(),
+                                hosts.list_rules(), manageable.list_rules(),
+                                group_types.list_rules(), groups.list_rules(),
+                                group_snapshots.list_rules()))

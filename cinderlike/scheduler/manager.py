@@ -11,6 +11,7 @@ from oslo_log import log as logging
 from cinderlike import exception, manager, messages, quota, rpc
 from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db import backups as db_backups
+from cinderlike.db import groups as db_groups
 from cinderlike.db import placements
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
@@ -19,7 +20,14 @@ from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.periodic import periodic
-from cinderlike.scheduler import cleanup, filter_scheduler, host_manager, migrations, rpcapi
+from cinderlike.scheduler import (
+    cleanup,
+    filter_scheduler,
+    groups,
+    host_manager,
+    migrations,
+    rpcapi,
+)
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler.flows import create_volume
 from cinderlike.states.backups import Status as BackupStatus
@@ -175,6 +183,7 @@ class SchedulerManager(manager.Manager):
             db_workers.drop_untaken(s, resource_type=db_snapshots.MACHINE.name,
                                     resource_ids=[snapshot_id])
         return True
+
     def manage_existing(self, context, *, volume_id, ref, request_spec):
         """Cinder's: the backend the request named must pass the filters (size 0: the
         object's size is not known yet); the volume gets the pool and goes to it, else it
@@ -214,6 +223,26 @@ class SchedulerManager(manager.Manager):
         self.volume_api.manage_existing_snapshot(context, snapshot_id=snapshot_id, ref=ref,
                                                  host=volume.host,
                                                  cluster_name=volume.cluster_name)
+
+    def create_group(self, context, *, group_id, request_spec):
+        """Place a `creating` group on the backend that serves all its volume types and
+        hand it over; with none it ends in `error` (Cinder's schedule_create_group)."""
+        self.host_manager.wait_for_reports()
+        try:
+            pool = groups.choose_pool(self.filter_scheduler,
+                                      self.host_manager.pools(fresh_claims=True), request_spec,
+                                      context)
+        except exception.NoValidBackend as error:
+            LOG.warning('Failed to schedule group %(id)s: %(error)s',
+                        {'id': group_id, 'error': error})
+            db_groups.fail_unplaced(self.db, group_id=group_id)
+            return
+        if not db_groups.place(self.db, group_id=group_id, host=pool.volume_host,
+                               cluster_name=pool.volume_cluster_name):
+            LOG.info('Group %s left creating before it was placed', group_id)
+            return
+        self.volume_api.create_group(context, group_id=group_id, host=pool.volume_host,
+                                     cluster_name=pool.volume_cluster_name)
 
     def create_backup(self, context, *, backup_id):
         """Cinder's: a live backup service in the volume's availability zone (the

@@ -13,7 +13,7 @@ from cinderlike.db.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
-RPC_API_VERSION = '1.8'
+RPC_API_VERSION = '1.9'
 
 # A report's sequence number is (publisher start second << 31) + n: see CapabilityPublisher.
 SEQUENCE_SHIFT = 31
@@ -37,6 +37,8 @@ class SchedulerAPI:
               destination, place the destination row with its claim)
         1.8 - manage_existing, manage_existing_snapshot (check the named backend passes
               the filters, then cast to it)
+        1.9 - create_group (place every volume type of a `creating` group on one backend
+              and hand the group to it)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -82,6 +84,11 @@ class SchedulerAPI:
         cctxt = self.client.prepare(version='1.4')
         cctxt.cast(ctxt, 'create_snapshot', snapshot_id=snapshot_id, volume_id=volume_id,
                    request_spec=request_spec)
+
+    def create_group(self, ctxt, *, group_id, request_spec):
+        """Pick the one backend that serves every volume type of a `creating` group."""
+        cctxt = self.client.prepare(version='1.9')
+        cctxt.cast(ctxt, 'create_group', group_id=group_id, request_spec=request_spec)
 
     def create_backup(self, ctxt, *, backup_id):
         """Pick the backup service of a `creating` backup and hand the backup to it."""

@@ -23,6 +23,8 @@ from cinderlike.volume import (
     create,
     delete,
     extend,
+    group_snapshots,
+    groups,
     manage_existing,
     migrate,
     periodics,
@@ -63,6 +65,8 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             cluster_name=self.cluster_name)
         self.notifier = notifications.VolumeNotifier(conf, db, host=host)
         self.snapshot_notifier = notifications.SnapshotNotifier(conf, db, host=host)
+        self.group_notifier = notifications.GroupNotifier(conf, host=host)
+        self.group_snapshot_notifier = notifications.GroupSnapshotNotifier(conf, host=host)
         self.capacity_notifier = rpc.get_notifier(conf, publisher_id=f'capacity.{host}')
 
     @property
@@ -98,8 +102,10 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         _include_resources_in_cluster), so any member serves them."""
         count = db_clusters.include_volumes(self.db, host=self.host,
                                             cluster_name=self.cluster_name)
-        LOG.info('%d volumes of host %s included in cluster %s.', count, self.host,
-                 self.cluster_name)
+        groups_count = db_clusters.include_groups(self.db, host=self.host,
+                                                  cluster_name=self.cluster_name)
+        LOG.info('%d volumes and %d groups of host %s included in cluster %s.', count,
+                 groups_count, self.host, self.cluster_name)
 
     def init_host(self, context):
         """Initialise the driver (with retries), settle what this service left in flight
@@ -199,6 +205,57 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                                           unmanage_only=unmanage_only)
             except exception.SnapshotNotFound:
                 LOG.info('Snapshot %s was already deleted', snapshot_id)
+
+    def create_group(self, context, *, group_id):
+        """Cast from the scheduler: create a `creating` group placed on this backend."""
+        LOG.debug('create_group %s received on %s', group_id, self.host)
+        try:
+            groups.create_group(self, context, group_id=group_id)
+        except exception.GroupNotFound:
+            LOG.warning('Group %s to create no longer exists', group_id)
+
+    def create_group_from_src(self, context, *, group_id):
+        """Cast from the API: make a `creating` group's members from their sources here."""
+        LOG.debug('create_group_from_src %s received on %s', group_id, self.host)
+        try:
+            groups.create_group_from_src(self, context, group_id=group_id)
+        except exception.GroupNotFound:
+            LOG.warning('Group %s to create no longer exists', group_id)
+
+    def update_group(self, context, *, group_id, add_volumes, remove_volumes):
+        """Cast from the API: add and remove members of an `updating` group."""
+        LOG.debug('update_group %s received on %s', group_id, self.host)
+        try:
+            groups.update_group(self, context, group_id=group_id, add=add_volumes,
+                                remove=remove_volumes)
+        except exception.GroupNotFound:
+            LOG.warning('Group %s to update no longer exists', group_id)
+
+    def delete_group(self, context, *, group_id):
+        """Cast from the API: delete a `deleting` group and its `deleting` members."""
+        LOG.debug('delete_group %s received on %s', group_id, self.host)
+        try:
+            groups.delete_group(self, context, group_id=group_id)
+        except exception.GroupNotFound:
+            LOG.info('Group %s was already deleted', group_id)
+
+    def create_group_snapshot(self, context, *, group_snapshot_id):
+        """Cast from the API: snapshot every member of a group of this backend."""
+        LOG.debug('create_group_snapshot %s received on %s', group_snapshot_id, self.host)
+        try:
+            group_snapshots.create_group_snapshot(self, context,
+                                                  group_snapshot_id=group_snapshot_id)
+        except exception.GroupSnapshotNotFound:
+            LOG.warning('Group snapshot %s to create no longer exists', group_snapshot_id)
+
+    def delete_group_snapshot(self, context, *, group_snapshot_id):
+        """Cast from the API: delete a `deleting` group snapshot and its members."""
+        LOG.debug('delete_group_snapshot %s received on %s', group_snapshot_id, self.host)
+        try:
+            group_snapshots.delete_group_snapshot(self, context,
+                                                  group_snapshot_id=group_snapshot_id)
+        except exception.GroupSnapshotNotFound:
+            LOG.info('Group snapshot %s was already deleted', group_snapshot_id)
 
     def revert_to_snapshot(self, context, *, volume_id, snapshot_id):
         """Cast from the API: revert a `reverting` volume to its latest snapshot."""

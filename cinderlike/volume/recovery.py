@@ -13,6 +13,8 @@ import datetime
 from oslo_log import log as logging
 
 from cinderlike import exception, messages
+from cinderlike.db import group_snapshots as db_group_snapshots
+from cinderlike.db import groups as db_groups
 from cinderlike.db import migrations_status as db_migrations
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
@@ -20,6 +22,8 @@ from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
+from cinderlike.states.group_snapshots import Status as GroupSnapshotStatus
+from cinderlike.states.groups import Status as GroupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import MigrationStatus, Status
 from cinderlike.volume import extend, migrate, retype, snapshots
@@ -190,22 +194,42 @@ def _create_message(volume):
     return messages.Resource.VOLUME, action, messages.Detail.UNKNOWN_ERROR
 
 
-def _resume(method: str, **kwargs):
-    """A settler that runs the manager's *method* again (a delete, under its lock)."""
+def _resume(method: str, key: str | None = None, **kwargs):
+    """A settler that runs the manager's *method* again (a delete, under its lock), with
+    the resource id as *key* (`<name>_id` by default) and *kwargs*."""
     def settle(manager, ctx, machine, resource, row, hold):
         LOG.warning('%s %s: %s interrupted on service %s; resuming it', row.resource_type,
                     resource.id, method, row.service_id)
-        getattr(manager, method)(ctx, **{f'{machine.name.lower()}_id': resource.id},
+        getattr(manager, method)(ctx, **{key or f'{machine.name.lower()}_id': resource.id},
                                  **kwargs)
     settle.needs_backend = True
     return settle
+
+
+def _group_snapshot_failed(manager, ctx, machine, resource, row, hold) -> None:
+    """An interrupted group snapshot ends `error` with its `creating` members, in one
+    fenced transaction (their quota stays used until they are deleted, as Cinder's)."""
+    creating = {snap.id: {} for snap in db_group_snapshots.members(
+        manager.db, group_snapshot_id=resource.id) if snap.status == SnapshotStatus.CREATING}
+    with manager.db.writer() as s:
+        settled = db_settle.settle(manager.db, machine, row=resource, hold=hold,
+                                   outcome=db_settle.Outcome(action='create', error=True),
+                                   session=s)
+        if settled is db_settle.Settled.DONE:
+            db_group_snapshots.finish_members(manager.db, s, group_snapshot_id=resource.id,
+                                              updates=creating, error=True)
+    if settled is db_settle.Settled.MOVED_ON:
+        db_workers.finish(manager.db, hold=hold)
+    if settled is db_settle.Settled.DONE:
+        LOG.warning('GroupSnapshot %s: create interrupted on service %s; settled as error',
+                    resource.id, row.service_id)
 
 
 # NOTE(cinder): create → error (a volume's claim goes back, the quota stays used until the
 # user deletes it), delete (and unmanage) → run again, extend → error_extending with its
 # reservations rolled back, as Cinder's do_cleanup; snapshots likewise. Beyond Cinder: a
 # retype → back to where it was, reservations rolled back; a detached volume's migration →
-# error, its destination deleted (volume/migrate.py settle_interrupted).
+# error, its destination deleted (volume/migrate.py settle_interrupted). Groups likewise.
 _SETTLERS = {
     db_volumes.MACHINE.name: (db_volumes.MACHINE, {
         Status.CREATING: _verdict(lambda volume, request: dataclasses.replace(
@@ -230,6 +254,20 @@ _SETTLERS = {
                 messages.Detail.SNAPSHOT_CREATE_ERROR)),
         SnapshotStatus.DELETING: _resume('delete_snapshot'),
         SnapshotStatus.UNMANAGING: _resume('delete_snapshot', unmanage_only=True),
+    }),
+    db_groups.MACHINE.name: (db_groups.MACHINE, {
+        # NOTE(messages): Cinder has no user-message action for groups.
+        GroupStatus.CREATING: _verdict(
+            lambda group, request: db_settle.Outcome(action='create', error=True), None),
+        GroupStatus.DELETING: _resume('delete_group'),
+        # NOTE(members): an interrupted update recorded no member change; the group is
+        # `error`, as after a driver failure, and may be updated again once reset.
+        GroupStatus.UPDATING: _verdict(
+            lambda group, request: db_settle.Outcome(action='update', error=True), None),
+    }),
+    db_group_snapshots.MACHINE.name: (db_group_snapshots.MACHINE, {
+        GroupSnapshotStatus.CREATING: _group_snapshot_failed,
+        GroupSnapshotStatus.DELETING: _resume('delete_group_snapshot', 'group_snapshot_id'),
     }),
 }
 

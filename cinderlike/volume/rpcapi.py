@@ -6,20 +6,21 @@ fanout on `cinder-volume`.
 
 Sent to the resource's cluster when its `cluster_name` is set, to its host otherwise (the
 methods Cinder sends to `service_topic_queue`): create_volume, delete_volume, extend_volume,
-do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, attachment_update,
-attachment_delete, initialize_connection, terminate_connection, attach_volume,
-detach_volume, remove_export, freeze_host, thaw_host, failover_host, and for backups
-get_backup_device, remove_backup_device, initialize_connection_snapshot,
-terminate_connection_snapshot, remove_export_snapshot, retype, migrate_volume,
-migrate_volume_completion, manage_existing, manage_existing_snapshot, get_manageable_volumes,
-get_manageable_snapshots. To the backend named by the caller (host or cluster, as given):
-get_capabilities; to one service's own host: set_log_levels, get_log_levels.
+do_cleanup, create_snapshot, delete_snapshot, revert_to_snapshot, create_group, update_group,
+delete_group, attachment_update, attachment_delete, initialize_connection,
+terminate_connection, attach_volume, detach_volume, remove_export, freeze_host, thaw_host,
+failover_host, and for backups get_backup_device, remove_backup_device,
+initialize_connection_snapshot, terminate_connection_snapshot, remove_export_snapshot, retype,
+migrate_volume, migrate_volume_completion, manage_existing, manage_existing_snapshot,
+get_manageable_volumes, get_manageable_snapshots. To the backend named by the caller (host or
+cluster, as given): get_capabilities; to one service's own host: set_log_levels,
+get_log_levels.
 Fanout to every volume service: publish_service_capabilities.
 """
 
 from cinderlike import rpc
 
-RPC_API_VERSION = '1.10'
+RPC_API_VERSION = '1.11'
 
 
 class VolumeAPI:
@@ -50,6 +51,10 @@ class VolumeAPI:
         1.10 - manage_existing, manage_existing_snapshot (casts from the scheduler),
                get_manageable_volumes, get_manageable_snapshots (calls), delete_volume's
                and delete_snapshot's unmanage_only (os-unmanage)
+        1.11 - create_group, delete_group (group ids; delete_group deletes the group's
+               `deleting` member volumes first), update_group (volume ids to add/remove),
+               create_group_snapshot, delete_group_snapshot (group snapshot ids),
+               create_group_from_src (the members' rows name their sources)
     """
 
     RPC_API_VERSION = RPC_API_VERSION
@@ -149,6 +154,38 @@ class VolumeAPI:
             return
         self._get_cctxt(host, cluster_name=cluster_name, version='1.5').cast(
             ctxt, 'delete_snapshot', snapshot_id=snapshot_id)
+
+    def create_group(self, ctxt, *, group_id, host, cluster_name=None):
+        """Create a `creating` group the scheduler placed on *host* (`host@backend`)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'create_group', group_id=group_id)
+
+    def create_group_from_src(self, ctxt, *, group_id, host, cluster_name=None):
+        """Make the members of a `creating` group from their sources on *host*."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'create_group_from_src', group_id=group_id)
+
+    def update_group(self, ctxt, *, group_id, host, add_volumes, remove_volumes,
+                     cluster_name=None):
+        """Add and remove members of an `updating` group on its backend."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'update_group', group_id=group_id, add_volumes=add_volumes,
+            remove_volumes=remove_volumes)
+
+    def create_group_snapshot(self, ctxt, *, group_snapshot_id, host, cluster_name=None):
+        """Snapshot every member of a group (*host*: the group's backend)."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'create_group_snapshot', group_snapshot_id=group_snapshot_id)
+
+    def delete_group_snapshot(self, ctxt, *, group_snapshot_id, host, cluster_name=None):
+        """Delete a `deleting` group snapshot and its member snapshots."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'delete_group_snapshot', group_snapshot_id=group_snapshot_id)
+
+    def delete_group(self, ctxt, *, group_id, host, cluster_name=None):
+        """Delete a `deleting` group (and its `deleting` members) from its backend."""
+        self._get_cctxt(host, cluster_name=cluster_name, version='1.11').cast(
+            ctxt, 'delete_group', group_id=group_id)
 
     def revert_to_snapshot(self, ctxt, *, volume_id, snapshot_id, host, cluster_name=None):
         """Revert a `reverting` volume to its `restoring` (latest) snapshot."""

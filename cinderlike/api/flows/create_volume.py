@@ -18,6 +18,7 @@ from cinderlike import exception, flow, key_manager, quota
 from cinderlike.api import casting
 from cinderlike.db import backups as db_backups
 from cinderlike.db import encryption as db_encryption
+from cinderlike.db import groups as db_groups
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
@@ -27,6 +28,7 @@ from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.policies import volumes as policy
 from cinderlike.states.backups import Status as BackupStatus
+from cinderlike.states.groups import Status as GroupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
@@ -49,6 +51,7 @@ class CreateRequest:
     backup_id: str | None = None
     image_ref: str | None = None
     scheduler_hints: dict | None = None
+    group_id: str | None = None
 
 
 def _size(raw, source, snapshot, backup=None) -> int:
@@ -141,6 +144,35 @@ def _check_same_encryption(db, session, vtype, encryption, source, kind: str) ->
         raise exception.InvalidInput(
             reason=f'Invalid volume_type provided: {vtype.id} (requested type is not '
                    f'compatible; {_INCOMPATIBLE[kind]}).')
+def check_group(group) -> None:
+    """A volume joins only an `available` group (placed: its host is known).
+
+    :raises InvalidGroup:
+    """
+    if group.status != GroupStatus.AVAILABLE:
+        raise exception.InvalidGroup(
+            reason=f"Originating group status must be one of '{GroupStatus.AVAILABLE}' values")
+
+
+def _group(db, ctx, request: CreateRequest, vtype, session):
+    """The group the volume is created into (Cinder's checks), or None.
+
+    :raises GroupNotFound, InvalidInput, InvalidGroup:
+    """
+    if request.group_id is None:
+        return None
+    group = db_groups.get(db, group_id=request.group_id,
+                          project_id=None if ctx.is_admin else ctx.project_id, session=session)
+    if not request.volume_type:
+        raise exception.InvalidInput(
+            reason='volume_type must be provided when creating a volume in a group.')
+    allowed = db_groups.volume_type_ids(db, group_ids=[group.id], session=session)[group.id]
+    if vtype.id not in allowed:
+        raise exception.InvalidInput(
+            reason=f'Invalid volume_type provided: {vtype.name} (requested type must be '
+                   'supported by this group).')
+    check_group(group)
+    return group
 
 
 class ExtractSpec(task.Task):
@@ -198,12 +230,15 @@ class ExtractSpec(task.Task):
         encryption = db_encryption.get(db, type_id=vtype.id, session=s)
         _check_same_encryption(db, s, vtype, encryption, key_source,
                                'snapshot' if snapshot is not None else 'volume')
+        group = _group(db, ctx, request, vtype, s)
+        backend = _backend_of(group) if group is not None else _backend_of(source)
         return {'size': size, 'volume_type': vtype, 'encryption': encryption,
                 'source_key_id': key_source.encryption_key_id if key_source else None,
                 'availability_zone': _zone(conf, db, request.availability_zone, source,
                                            'snapshot' if snapshot else 'source volume', s),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
-                'backup_id': request.backup_id, 'resource_backend': _backend_of(source)}
+                'backup_id': request.backup_id, 'resource_backend': backend,
+                'group_id': group.id if group is not None else None}
 
 
 class AuthorizeType(task.Task):
@@ -294,12 +329,19 @@ class CreateEntry(task.Task):
             'display_description': request.description,
             'volume_type_id': spec['volume_type'].id, 'source_volid': spec['source_volid'],
             'snapshot_id': spec['snapshot_id'],
-            'replication_status': 'disabled', 'host': None,
+            'replication_status': 'disabled', 'host': None, 'group_id': spec['group_id'],
             'multiattach': spec['volume_type'].extra_specs.get('multiattach') == '<is> True',
             'encryption_key_id': encryption_key_id,
         }
 
         def insert(session):
+            if spec['group_id'] is not None:
+                # NOTE(race): under the group's row lock, which a group delete takes too:
+                # either the delete sees this volume, or this insert sees `deleting`.
+                locked = db_groups.lock(session, group_id=spec['group_id'])
+                if locked is None:
+                    raise exception.GroupNotFound(group_id=spec['group_id'])
+                check_group(locked)
             # NOTE(encryption): the type row is held shared while the volume goes in, so a
             # change of the type's encryption waits for it and then sees the volume.
             db_encryption.hold_for_volume(db, type_id=spec['volume_type'].id,
@@ -330,7 +372,7 @@ def request_spec(volume, spec, metadata) -> dict:
         'resource_properties': properties, 'size': volume.size,
         'availability_zone': volume.availability_zone, 'source_volid': volume.source_volid,
         'snapshot_id': volume.snapshot_id, 'image_id': None, 'backup_id': spec['backup_id'],
-        'resource_backend': spec['resource_backend'],
+        'resource_backend': spec['resource_backend'], 'group_id': spec['group_id'],
         'volume_type': {'id': vtype.id, 'name': vtype.name,
                         'extra_specs': dict(vtype.extra_specs)},
     }

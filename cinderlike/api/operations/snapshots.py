@@ -28,7 +28,7 @@ def get(db, ctx, *, snapshot_id: str):
     return db_snapshots.get(db, snapshot_id=snapshot_id, project_id=scope(ctx))
 
 
-def _check_volume(volume, valid: tuple[str, ...]) -> None:
+def check_volume(volume, valid: tuple[str, ...]) -> None:
     """Cinder's _create_snapshot_in_db_validate and status check, in its order.
 
     :raises InvalidVolume:
@@ -93,7 +93,7 @@ def insert(conf, db, ctx, *, volume_id: str, name: str | None, description: str 
     """
     volume = db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
     valid = (V.AVAILABLE, V.IN_USE) if allow_in_use else (V.AVAILABLE,)
-    _check_volume(volume, valid)
+    check_volume(volume, valid)
     type_name = db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
         volume.volume_type_id)
     deltas = snapshot_deltas(conf, size=volume.size, type_name=type_name)
@@ -105,7 +105,7 @@ def insert(conf, db, ctx, *, volume_id: str, name: str | None, description: str 
             locked = db_snapshots.lock_volume(s, volume_id=volume_id)
             if locked is None:
                 raise exception.VolumeNotFound(volume_id=volume_id)
-            _check_volume(locked, valid)
+            check_volume(locked, valid)
             snapshot = db_snapshots.create(db, metadata=metadata, session=s, values={
                 'volume_id': volume_id, 'user_id': ctx.user_id, 'project_id': ctx.project_id,
                 'progress': '0%', 'volume_size': locked.size, 'display_name': name,

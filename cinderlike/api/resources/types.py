@@ -41,7 +41,7 @@ def _view_flags(enforcer, ctx) -> dict:
             'access': enforcer.allowed(ctx, policy.TYPE_ACCESS_POLICY)}
 
 
-def _is_public_filter(value):
+def is_public_filter(value):
     """Cinder's _parse_is_public: default public only, 'none' both, else a strict boolean."""
     if value is None:
         return True
@@ -92,7 +92,7 @@ class Types:
         sort = listing.sort(params)
         filters = _listing_filters(req, ctx, params)
         # NOTE(is_public): only admins choose; everyone else lists public + shared types.
-        is_public = _is_public_filter(filters.pop('is_public', None)) if ctx.is_admin else True
+        is_public = is_public_filter(filters.pop('is_public', None)) if ctx.is_admin else True
         extra_specs = filters.pop('extra_specs', None)
         if extra_specs is not None:
             extra_specs = _extra_specs_filter(extra_specs)

@@ -236,10 +236,6 @@ class Volumes:
         wanted = body['volume']
         self._enforcer.authorize(ctx, policy.CREATE_FROM_IMAGE_POLICY if wanted.get(
             'imageRef', wanted.get('image_id')) else policy.CREATE_POLICY)
-        for key in ('consistencygroup_id', 'group_id'):
-            if wanted.get(key) is not None:
-                # NOTE(groups): Cinder looks the group up; no group exists here.
-                raise exception.GroupNotFound(group_id=wanted[key])
         if wanted.get('multiattach') is not None and schema.is_true(wanted['multiattach']):
             raise exception.InvalidVolume(
                 reason='multiattach parameter has been removed. The default behavior is to '
@@ -257,7 +253,9 @@ class Volumes:
             backup_id=(wanted.get('backup_id')
                        if version.matches(mv.VOLUME_CREATE_FROM_BACKUP) else None),
             image_ref=wanted.get('imageRef', wanted.get('image_id')),
-            scheduler_hints=body.get('OS-SCH-HNT:scheduler_hints'))
+            scheduler_hints=body.get('OS-SCH-HNT:scheduler_hints'),
+            # NOTE(groups): Cinder takes consistencygroup_id as a group id too (group_id wins).
+            group_id=wanted.get('group_id', wanted.get('consistencygroup_id')))
         volume, vtype = operations.create(self._conf, self._db, self._rpc, self._enforcer, ctx,
                                           request=request)
         resp.status = falcon.HTTP_202

@@ -97,6 +97,32 @@ volume_type = _envelope('volume_type', _type)
 volume_types = _listing('volume_types', _type, links='volume_type_links')
 extra_specs = _envelope('extra_specs', _SPECS)
 extra_spec = _SPECS
+_group_type = _object({'id': _STR, 'name': _STR, 'is_public': _BOOL, 'description': _TEXT},
+                      {'group_specs': _SPECS})
+group_type = _envelope('group_type', _group_type)
+group_types = _listing('group_types', _group_type, links='group_type_links')
+group_specs = _envelope('group_specs', _SPECS)
+_group_summary = _object({'id': _STR, 'name': _TEXT})
+_group = _object({'id': _STR, 'status': _TEXT, 'availability_zone': _TEXT, 'created_at': _TIME,
+                  'name': _TEXT, 'description': _TEXT, 'group_type': _TEXT,
+                  'volume_types': {'type': 'array', 'items': _STR}},
+                 {'group_snapshot_id': _TEXT, 'source_group_id': _TEXT,
+                  'volumes': {'type': 'array', 'items': _STR}, 'replication_status': _TEXT,
+                  'project_id': _TEXT})
+group = _envelope('group', _group)
+group_summary = _envelope('group', _group_summary)
+groups = _listing('groups', _group_summary, links='group_links')
+groups_detail = _listing('groups', _group, links='group_links')
+_group_snapshot = _object({'id': _STR, 'group_id': _STR, 'group_type_id': _TEXT,
+                           'status': _TEXT, 'created_at': _TIME, 'name': _TEXT,
+                           'description': _TEXT}, {'project_id': _TEXT})
+group_snapshot = _envelope('group_snapshot', _group_snapshot)
+group_snapshot_summary = _envelope('group_snapshot', _object(
+    {'id': _STR, 'name': _TEXT}, {'group_type_id': _TEXT}))
+group_snapshots = _listing('group_snapshots', _object({'id': _STR, 'name': _TEXT}),
+                           links='group_snapshot_links')
+group_snapshots_detail = _listing('group_snapshots', _group_snapshot,
+                                  links='group_snapshot_links')
 type_access = _envelope('volume_type_access', {'type': 'array', 'items': _object(
     {'volume_type_id': _STR, 'project_id': _STR})})
 _SPEC_FIELDS = {'provider': _TEXT, 'cipher': _TEXT, 'key_size': {'type': ['integer', 'null']},

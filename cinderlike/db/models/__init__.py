@@ -6,6 +6,14 @@ import Service, Volume`), and `Base.metadata` holds every table the migrations c
 
 from cinderlike.db.models.backups import Backup, BackupMetadata
 from cinderlike.db.models.base import Base, DateTime, TimestampMixin, utcnow
+from cinderlike.db.models.groups import (
+    Group,
+    GroupSnapshot,
+    GroupType,
+    GroupTypeProjects,
+    GroupTypeSpecs,
+    GroupVolumeTypeMapping,
+)
 from cinderlike.db.models.messages import Message
 from cinderlike.db.models.pools import Pool
 from cinderlike.db.models.quotas import Quota, QuotaClass, QuotaUsage, Reservation
@@ -29,6 +37,8 @@ from cinderlike.db.models.volumes import (
 
 __all__ = [
     'Backup', 'BackupMetadata', 'Base', 'Cluster', 'DateTime', 'DefaultVolumeType', 'Encryption',
+    'Group', 'GroupSnapshot', 'GroupType', 'GroupTypeProjects', 'GroupTypeSpecs',
+    'GroupVolumeTypeMapping',
     'Message',
     'Pool', 'QualityOfServiceSpecs', 'Quota', 'QuotaClass', 'QuotaUsage', 'Reservation',
     'Service', 'Snapshot', 'SnapshotMetadata', 'TimestampMixin', 'Transfer', 'Volume',

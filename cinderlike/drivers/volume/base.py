@@ -245,6 +245,34 @@ class VolumeDriver(abc.ABC):
         """Undo what initialize_connection_snapshot exported (nothing by default)."""
         return None
 
+    # --- generic volume groups (Cinder's generic group fallback) ------------------------
+
+    def create_group(self, group_id: str) -> dict | None:
+        """A new group on this backend; columns to store or None. Members are plain
+        volumes, so a generic group needs nothing on the backend by default."""
+        LOG.debug('Group %s on %s: generic group, nothing to create', group_id,
+                  self.backend_name)
+        return None
+
+    def update_group(self, group_id: str, add: list[VolumeRef], remove: list[VolumeRef]) -> None:
+        """Members join or leave the group (the database records it after this returns)."""
+        LOG.debug('Group %s on %s: generic group, %d volumes added, %d removed', group_id,
+                  self.backend_name, len(add), len(remove))
+
+    def create_group_snapshot(self, group_snapshot_id: str,
+                              snapshots: list[SnapshotRef]) -> list[dict | None]:
+        """Every member's snapshot as one operation; the columns to store per snapshot.
+
+        By default one after the other: the manager holds every member's lock meanwhile,
+        so no member is reverted, extended or deleted between two of them.
+        """
+        return [self.create_snapshot(snapshot) for snapshot in snapshots]
+
+    def delete_group(self, group_id: str) -> None:
+        """The group's members are already deleted; drop what create_group made."""
+        LOG.debug('Group %s on %s: generic group, nothing to delete', group_id,
+                  self.backend_name)
+
     # --- management plane (os-services freeze / thaw / failover_host) -------------------
 
     def freeze_backend(self, context) -> None:

@@ -243,5 +243,7 @@ class FakeDriver(base.VolumeDriver):
                 'thick_provisioning_support': not thin,
                 'multiattach': True,
                 'QoS_support': False,
+                # NOTE(groups): a group snapshot is taken under every member's lock.
+                'consistent_group_snapshot_enabled': True,
             }],
         }

@@ -276,6 +276,8 @@ class FileDriver(base.VolumeDriver):
                 # Cinder's LVM driver reports); a local file is opened by one host only.
                 'multiattach': self.target is not None,
                 'QoS_support': False,
+                # NOTE(groups): a group snapshot is taken under every member's lock.
+                'consistent_group_snapshot_enabled': True,
             }],
         }
 

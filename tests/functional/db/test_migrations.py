@@ -32,7 +32,10 @@ def _seeds(connection):
         "WHERE class_name = 'default' AND deleted = :false"), {'false': False}).all()
     volume_types = connection.execute(sa.text(
         'SELECT name, description, is_public FROM volume_types')).all()
-    return dict(quota_classes), [tuple(row) for row in volume_types]
+    group_types = connection.execute(sa.text(
+        'SELECT t.name, s.key, s.value FROM group_types t JOIN group_type_specs s '
+        'ON s.group_type_id = t.id')).all()
+    return dict(quota_classes), [tuple(row) for row in volume_types + group_types]
 
 
 def _datetimes_without_microseconds(connection):
@@ -53,7 +56,9 @@ def _assert_migrated(url):
             assert _differences(connection) == []
             quota_classes, volume_types = _seeds(connection)
             assert quota_classes == DEFAULT_QUOTA_CLASS
-            assert volume_types == [('__DEFAULT__', 'Default Volume Type', True)]
+            assert volume_types == [('__DEFAULT__', 'Default Volume Type', True),
+                                    ('default_cgsnapshot_type',
+                                     'consistent_group_snapshot_enabled', '<is> True')]
             # NOTE(mysql): compare_metadata does not see DATETIME vs DATETIME(6).
             assert _datetimes_without_microseconds(connection) == []
     finally:

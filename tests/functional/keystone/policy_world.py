@@ -91,7 +91,7 @@ class World:
             # NOTE(quota): the rows make a volume for each call that uses one up.
             self._admin_ok('PUT', f'/os-quota-sets/{self.project_of[project]}', {'quota_set': {
                 'volumes': -1, 'snapshots': -1, 'gigabytes': -1, 'backups': -1,
-                'backup_gigabytes': -1}})
+                'backup_gigabytes': -1, 'groups': -1}})
             for kind in MAKERS:
                 self.resources[project][kind] = self.make(kind, project)
 
@@ -222,6 +222,30 @@ class World:
         return {'id': fields['id'], 'backup_service': BACKUP_SERVICE,
                 'backup_url': base64.b64encode(json.dumps(fields).encode()).decode()}
 
+    def group_type(self, project):
+        return self._admin_ok('POST', '/group_types', {'group_type': {
+            'name': f'matrix-{project}-{uuid.uuid4().hex[:6]}', 'group_specs': {
+                'k': 'v', 'gone': 'x'}}})['group_type']['id']
+
+    def group(self, project):
+        """An `available` group of A's (or B's) group type and the default volume type."""
+        member = self.member_of[project]
+        group_type = self.resources[project].get('group_type') or self.group_type(project)
+        group_id = self._ok(member, 'POST', '/groups', {'group': {
+            'name': f'matrix-{project}', 'group_type': group_type,
+            'volume_types': ['__DEFAULT__']}})['group']['id']
+        self._wait(member, f'/groups/{group_id}', 'group', lambda status: status == 'available')
+        return group_id
+
+    def group_snapshot(self, project):
+        member = self.member_of[project]
+        group_id = self.resources[project].get('group') or self.group(project)
+        gs_id = self._ok(member, 'POST', '/group_snapshots', {'group_snapshot': {
+            'group_id': group_id, 'name': f'matrix-{project}'}})['group_snapshot']['id']
+        self._wait(member, f'/group_snapshots/{gs_id}', 'group_snapshot',
+                   lambda status: status == 'available')
+        return gs_id
+
     # -- what changed -------------------------------------------------------------------------
 
     def fingerprint(self) -> dict[str, list]:
@@ -256,4 +280,7 @@ MAKERS = {
     'message': World.message,
     'backup': World.backup,
     'backup_record': World.backup_record,
+    'group_type': World.group_type,
+    'group': World.group,
+    'group_snapshot': World.group_snapshot,
 }

@@ -55,7 +55,7 @@ class Row:
         path = self.path.partition('?')[0]
         return any(f'{{{kind}}}' in path for kind in (
             'volume', 'snapshot', 'type', 'transfer', 'attachment', 'connected_attachment',
-            'message', 'backup'))
+            'message', 'backup', 'group', 'group_snapshot'))
 
     def expected(self, persona: str) -> tuple[int, ...] | None:
         """The refusal *persona* gets, or None when it is permitted."""
@@ -86,6 +86,8 @@ def _action(name, args=None):
 V, S, B = '/volumes/{volume}', '/snapshots/{snapshot}', '/backups/{backup}'
 T, Q = '/types/{type}', '/qos-specs/{qos}'
 VT, LT = '/volume-transfers', '/os-volume-transfer'
+GT, G = '/group_types/{group_type}', '/groups/{group}'
+GS = '/group_snapshots/{group_snapshot}'
 ROWS = {
     # volumes
     'volumes list': Row(READ, 'GET', '/volumes', lists='volume'),
@@ -309,6 +311,57 @@ ROWS = {
                                   fresh='backup', ok=(202,)),
     'backup os-force_delete': Row(ADMIN, 'POST', B + '/action', _action('os-force_delete'),
                                   fresh='backup', ok=(202,)),
+    # group types (3.11): no rule to list or show; admins change them and their specs
+    'group types list': Row(ANYONE, 'GET', '/group_types'),
+    'group type show': Row(ANYONE, 'GET', GT),
+    'group type default': Row(ANYONE, 'GET', '/group_types/default', ok=(404,)),
+    'group type create': Row(ADMIN, 'POST', '/group_types', lambda ids: {'group_type': {
+        'name': f'matrix-made-{uuid.uuid4().hex[:8]}'}}, ok=(202,)),
+    'group type update': Row(ADMIN, 'PUT', GT, lambda ids: {'group_type': {
+        'description': 'm'}}),
+    'group type delete': Row(ADMIN, 'DELETE', GT, fresh='group_type', ok=(202,)),
+    'group specs': Row(ADMIN, 'GET', GT + '/group_specs'),
+    'group specs create': Row(ADMIN, 'POST', GT + '/group_specs',
+                              lambda ids: {'group_specs': {'k': 'matrix'}}, ok=(202,)),
+    'group spec': Row(ADMIN, 'GET', GT + '/group_specs/k'),
+    'group spec update': Row(ADMIN, 'PUT', GT + '/group_specs/k', lambda ids: {'k': 'm'}),
+    'group spec delete': Row(ADMIN, 'DELETE', GT + '/group_specs/gone', fresh='group_type',
+                             ok=(202,)),
+    # generic volume groups (3.13) and their actions
+    'groups list': Row(READ, 'GET', '/groups', lists='group'),
+    'groups detail': Row(READ, 'GET', '/groups/detail', lists='group'),
+    'group show': Row(READ, 'GET', G),
+    'group create': Row(WRITE, 'POST', '/groups', lambda ids: {'group': {
+        'group_type': ids['group_type'], 'volume_types': ['__DEFAULT__']}}, ok=(202,)),
+    # NOTE(unchanged): an update that changes nothing is Cinder's 400, so each differs.
+    'group update': Row(WRITE, 'PUT', G, lambda ids: {'group': {
+        'description': uuid.uuid4().hex[:8]}}, ok=(202,)),
+    'group delete': Row(WRITE, 'POST', G + '/action', _action('delete'), fresh='group',
+                        ok=(202,)),
+    'group reset_status': Row(ADMIN, 'POST', G + '/action', _action(
+        'reset_status', {'status': 'available'}), ok=(202,)),
+    # NOTE(replication): the rule lets a member through; then no backend replicates.
+    'group enable_replication': Row(WRITE, 'POST', G + '/action',
+                                    _action('enable_replication'), ok=(400,)),
+    'group disable_replication': Row(WRITE, 'POST', G + '/action',
+                                     _action('disable_replication'), ok=(400,)),
+    'group failover_replication': Row(WRITE, 'POST', G + '/action',
+                                      _action('failover_replication'), ok=(400,)),
+    'group list_replication_targets': Row(WRITE, 'POST', G + '/action',
+                                          _action('list_replication_targets'), ok=(400,)),
+    'group create from src': Row(WRITE, 'POST', '/groups/action', _action(
+        'create-from-src', lambda ids: {'group_snapshot_id': ids['group_snapshot']}),
+        other=404, ok=(202,)),
+    # group snapshots (3.14)
+    'group snapshots list': Row(READ, 'GET', '/group_snapshots', lists='group_snapshot'),
+    'group snapshots detail': Row(READ, 'GET', '/group_snapshots/detail',
+                                  lists='group_snapshot'),
+    'group snapshot show': Row(READ, 'GET', GS),
+    'group snapshot create': Row(WRITE, 'POST', '/group_snapshots', lambda ids: {
+        'group_snapshot': {'group_id': ids['group']}}, other=404, ok=(202,)),
+    'group snapshot delete': Row(WRITE, 'DELETE', GS, fresh='group_snapshot', ok=(202,)),
+    'group snapshot reset_status': Row(ADMIN, 'POST', GS + '/action', _action(
+        'reset_status', {'status': 'available'}), ok=(202,)),
     # the deployment (admin only) and what everyone may see
     'services': Row(ADMIN, 'GET', '/os-services'),
     'service enable': Row(ADMIN, 'PUT', '/os-services/enable', lambda ids: {

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from cinderlike import exception
 from cinderlike.db import clusters, services
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Cluster, Service, Volume, VolumeType, utcnow
+from cinderlike.db.models import Cluster, Group, Service, Volume, VolumeType, utcnow
 
 DOWN = 60
 TYPE_ID = '00000000-0000-0000-0000-000000000001'
@@ -139,6 +139,16 @@ def test_include_volumes_keeps_backend_and_pool(db):
     assert _volume_row(db, mine).cluster_name == 'c1@lvm#fast'
     assert _volume_row(db, other_backend).cluster_name is None
     assert _volume_row(db, other_host).cluster_name is None
+
+
+def test_include_groups_keeps_backend_and_pool(db):
+    with db.writer() as s:
+        s.add_all([Group(id='mine', host='n1@lvm#fast', status='available'),
+                   Group(id='theirs', host='n10@lvm#fast', status='available')])
+    assert clusters.include_groups(db, host='n1@lvm', cluster_name='c1@lvm') == 1
+    with db.reader() as s:
+        assert s.get(Group, 'mine').cluster_name == 'c1@lvm#fast'
+        assert s.get(Group, 'theirs').cluster_name is None
 
 
 def test_rename_partial_and_full(db):

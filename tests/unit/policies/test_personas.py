@@ -18,6 +18,8 @@ READER = (
     'volume:get_transfer', 'volume:get_all_transfers', 'volume_extension:quotas:show',
     'limits_extension:used_limits', 'backup:get_all', 'backup:get',
     'volume_extension:volume_encryption_metadata',
+    'limits_extension:used_limits', 'backup:get_all', 'backup:get', 'group:get_all',
+    'group:get', 'group:get_all_group_snapshots', 'group:get_group_snapshot',
 )
 MEMBER = (
     'volume:create', 'volume:create_from_image', 'volume:update', 'volume:delete',
@@ -38,7 +40,10 @@ MEMBER = (
     'volume:attachment_complete', 'volume:multiattach_bootable_volume', 'message:delete',
     'volume:create_transfer', 'volume:accept_transfer', 'volume:delete_transfer',
     'volume_extension:volume_type_access', 'backup:create', 'backup:update', 'backup:delete',
-    'backup:restore',
+    'backup:restore', 'group:create', 'group:delete', 'group:update',
+    'group:create_group_snapshot', 'group:delete_group_snapshot', 'group:enable_replication',
+    'group:disable_replication', 'group:failover_replication',
+    'group:list_replication_targets',
 )
 ADMIN = (
     'volume:force_delete', 'volume_extension:volume_host_attribute',
@@ -79,6 +84,12 @@ ADMIN = (
     'volume_extension:volume_manage', 'volume_extension:volume_unmanage',
     'volume_extension:list_manageable', 'snapshot_extension:snapshot_manage',
     'snapshot_extension:snapshot_unmanage', 'snapshot_extension:list_manageable',
+    'group:group_types:create', 'group:group_types:update', 'group:group_types:delete',
+    'group:access_group_types_specs', 'group:group_types_specs:get',
+    'group:group_types_specs:get_all', 'group:group_types_specs:create',
+    'group:group_types_specs:update', 'group:group_types_specs:delete',
+    'group:group_project_attribute', 'group:reset_status',
+    'group:group_snapshot_project_attribute', 'group:reset_group_snapshot_status',
 )
 PERSONA_CHECKS = {READER: base.SYSTEM_ADMIN_OR_PROJECT_READER,
                   MEMBER: base.SYSTEM_ADMIN_OR_PROJECT_MEMBER, ADMIN: base.RULE_ADMIN_API}
@@ -156,6 +167,10 @@ def test_renamed_rules_keep_their_old_names():
         'volume_extension:type_create': 'volume_extension:types_manage',
         'volume_extension:type_update': 'volume_extension:types_manage',
         'volume_extension:type_delete': 'volume_extension:types_manage',
+        **{f'group:group_types:{verb}': 'group:group_types_manage'
+           for verb in ('create', 'update', 'delete')},
+        **{f'group:group_types_specs:{verb}': 'group:group_types_specs'
+           for verb in ('get', 'get_all', 'create', 'update', 'delete')},
     }
 
 
