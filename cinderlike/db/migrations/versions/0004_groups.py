@@ -2,7 +2,7 @@
 volume types of each group, and group snapshots; seeds Cinder's `default_cgsnapshot_type`.
 
 Revision ID: 0004_groups
-Revises: 0002_workers_request
+Revises: 0003_encryption
 Create Date: 2026-12-01 00:00:00
 """
 
@@ -14,7 +14,7 @@ from oslo_utils import timeutils
 from sqlalchemy.dialects import mysql
 
 revision = '0004_groups'
-down_revision = '0002_workers_request'
+down_revision = '0003_encryption'
 branch_labels = None
 depends_on = None
 
