@@ -1,7 +1,8 @@
 """cinderlike-backup: back a volume (or a snapshot of it) up (Cinder's create_backup).
 
-The volume service names the device, a temporary snapshot for an in-use volume; the driver
-reads it through this host's connection; the temporary snapshot is removed in every outcome;
+The volume service names the device, a temporary clone or snapshot for an in-use volume;
+the driver reads it through this host's connection; the temporary copy is removed in every
+outcome;
 the backup and its source are settled in one fenced transaction (db/settle.py).
 """
 
@@ -81,12 +82,13 @@ def _run(manager, ctx, backup, volume) -> dict:
 
 
 def remove_temporary(manager, ctx, backup, volume) -> None:
-    """The temporary snapshot goes in every outcome; a failure is a user message."""
+    """The temporary volume or snapshot goes in every outcome; a failure is a user
+    message."""
     try:
         manager.volume_api.remove_backup_device(ctx, backup_id=backup.id, host=volume.host,
                                                 cluster_name=volume.cluster_name)
     except Exception as error:
-        LOG.exception('Backup %s: temporary snapshot not removed', backup.id)
+        LOG.exception('Backup %s: temporary volume or snapshot not removed', backup.id)
         refs.message(manager, ctx, backup.id, messages.Action.BACKUP_CREATE,
                      D.BACKUP_CREATE_CLEANUP_ERROR, error)
 
