@@ -130,7 +130,7 @@ def begin_cascade(db, *, volume_id: str, force: bool, session) -> int:
 
 
 def update(db, *, snapshot_id: str, values: dict) -> None:
-    """Change name/description of a live snapshot (any status, as Cinder).
+    """Change columns of a live snapshot (name, description, its export) in any status.
 
     :raises SnapshotNotFound:
     """

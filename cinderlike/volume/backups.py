@@ -192,10 +192,20 @@ def initialize_connection_snapshot(manager, ctx, *, snapshot_id: str, connector:
     manager.require_driver()
     ref = _snapshot_ref(manager, snapshot_id)
     try:
+        update = manager.driver.create_export_snapshot(ref, connector)
+    except exception.CinderlikeException as error:
+        raise exception.VolumeBackendAPIException(
+            data=f'Create export for snapshot failed ({error.msg}).') from error
+    if update:
+        db_snapshots.update(manager.db, snapshot_id=snapshot_id, values=update)
+        ref = _snapshot_ref(manager, snapshot_id)
+    try:
         return manager.driver.initialize_connection_snapshot(ref, connector)
-    except exception.VolumeBackendAPIException:
-        raise
     except Exception as error:
+        LOG.exception('Snapshot %s: driver failed to initialize the connection', snapshot_id)
+        manager.driver.remove_export_snapshot(ref)
+        if isinstance(error, exception.VolumeBackendAPIException):
+            raise
         raise exception.VolumeBackendAPIException(
             data=f'Driver initialize connection failed (error: {error}).') from error
 
