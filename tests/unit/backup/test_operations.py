@@ -444,3 +444,31 @@ def test_a_force_delete_cancels_a_running_backup_and_frees_its_volume(backup_mgr
     assert 'VOLUME_VOLUME_BACKUP_013_020' not in event_ids(db)
     backup_mgr.delete_backup(CTX, backup_id=backup.id)
     assert db_backups.get_any(db, backup_id=backup.id).deleted
+
+
+def test_a_reset_of_the_backup_cancels_a_running_restore(backup_mgr, db):
+    volume, _path = _volume(backup_mgr, db)
+    backup = _backup(backup_mgr, db, volume)
+    target, target_path = _volume(backup_mgr, db)
+    real_restore = backup_mgr.driver.restore
+    written = []
+
+    def reset_meanwhile(ref, volume_id, volume_file, *, volume_is_new, progress=None):
+        db_backups.MACHINE.reset(db, row_id=ref.id, values={'status': 'error'})
+
+        def counted(done, total):
+            written.append(done)
+            progress(done, total)
+        return real_restore(ref, volume_id, volume_file, volume_is_new=volume_is_new,
+                            progress=counted)
+    backup_mgr.driver.restore = reset_meanwhile
+    before = sha_of(target_path)
+    _restore(backup_mgr, db, backup, target)
+    # Stopped at its first piece: the volume is `error` (Cinder's), the backup keeps the
+    # status the admin gave it, no workers row and no user message remain.
+    assert len(written) == 1
+    assert row(db, target.id).status == 'error'
+    assert db_backups.get(db, backup_id=backup.id).status == 'error'
+    assert _no_workers(db)
+    assert 'VOLUME_VOLUME_BACKUP_015_026' not in event_ids(db)
+    assert sha_of(target_path) != before  # the first piece was written: the volume is useless
