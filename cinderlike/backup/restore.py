@@ -67,6 +67,8 @@ def restore_backup(manager, ctx, *, backup_id: str, volume_id: str,
     else:
         try:
             _run(manager, ctx, backup, volume, volume_is_new)
+        except cancel.Cancelled as error:
+            failure = error
         except Exception as error:
             LOG.exception('Backup %s: restore into volume %s failed', backup_id, volume_id)
             failure = error
