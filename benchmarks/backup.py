@@ -4,6 +4,10 @@ the chain, for a generated volume, to posix and to a real Swift, per compression
     .venv/bin/python benchmarks/backup.py --size-mib 1024 --drivers posix,swift \
         --algorithms none,zlib,bz2,zstd
 
+`--object-mib N` sets the object size of both drivers (backup_file_size and
+backup_swift_object_size); `--service` also backs the volume up through the four daemons
+(benchmarks/backup_service.py: API → scheduler → backup daemon, with its peak RSS).
+
 Each (driver, algorithm) runs in a process of its own, so its peak RSS is its own. The
 volume is 4 MiB runs of random bytes, zeros and text, in the ratio 1:1:2. The restore is
 checked by sha256 (not timed). Prints one JSON line: MB/s (10^6 bytes) and CPU seconds per
@@ -64,11 +68,15 @@ def _sha256(path) -> str:
     return digest.hexdigest()
 
 
-def _driver(kind: str, algorithm: str, work: pathlib.Path, swift_auth: str | None):
+def _driver(kind: str, algorithm: str, work: pathlib.Path, swift_auth: str | None,
+            object_bytes: int | None = None):
     conf = cl_conf.new_conf()
     conf.register_opts(posix.DRIVER_OPTS + swift_driver.DRIVER_OPTS)
     conf([])
     conf.set_override('backup_compression_algorithm', algorithm)
+    if object_bytes:
+        conf.set_override('backup_file_size', object_bytes)
+        conf.set_override('backup_swift_object_size', object_bytes)
     if kind == 'posix':
         conf.set_override('backup_posix_path', str(work / 'backup'))
         return posix.PosixBackupDriver(conf)
@@ -97,9 +105,9 @@ def _timed(call):
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def run_case(kind, algorithm, volume_path, work, swift_auth) -> dict:
+def run_case(kind, algorithm, volume_path, work, swift_auth, object_bytes=None) -> dict:
     """One driver and algorithm: full, incremental, restore; in this (child) process."""
-    driver = _driver(kind, algorithm, work, swift_auth)
+    driver = _driver(kind, algorithm, work, swift_auth, object_bytes)
     driver.check_for_setup_error()
     size = os.path.getsize(volume_path)
     created = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
@@ -151,9 +159,26 @@ def run_case(kind, algorithm, volume_path, work, swift_auth) -> dict:
 def _child(args) -> int:
     kind, algorithm = args.case.split(':')
     result = run_case(kind, algorithm, pathlib.Path(args.volume), pathlib.Path(args.work),
-                      args.swift_auth)
+                      args.swift_auth, args.object_bytes)
     print(json.dumps(result))
     return 0
+
+
+def _service_runs(args, work: pathlib.Path) -> list[dict]:
+    from benchmarks import backup_service
+
+    results = []
+    for algorithm in args.algorithms.split(','):
+        volume = work / 'volume.img'
+        make_volume(volume, args.size_mib * MiB)
+        case = work / f'service-{algorithm}'
+        case.mkdir()
+        results.append(backup_service.run(
+            volume_path=volume, size_gib=-(-args.size_mib // 1024), algorithm=algorithm,
+            work=case, db_url=os.environ['CINDERLIKE_TEST_POSTGRESQL_URL'],
+            rabbit_url=os.environ['CINDERLIKE_TEST_RABBIT_URL']))
+        print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+    return results
 
 
 def main(argv=None) -> int:
@@ -162,10 +187,18 @@ def main(argv=None) -> int:
     parser.add_argument('--drivers', default='posix,swift')
     parser.add_argument('--algorithms', default='zstd,none,zlib,bz2')
     parser.add_argument('--workdir', help='directory for the volume and posix backups')
+    parser.add_argument('--object-mib', type=int,
+                        help='backup_file_size and backup_swift_object_size (MiB); the '
+                             "drivers' defaults when unset")
+    parser.add_argument('--service', action='store_true',
+                        help='also back up through the four daemons (PostgreSQL and '
+                             'RabbitMQ of CINDERLIKE_TEST_POSTGRESQL_URL and '
+                             'CINDERLIKE_TEST_RABBIT_URL; posix, each algorithm)')
     parser.add_argument('--case', help=argparse.SUPPRESS)
     parser.add_argument('--volume', help=argparse.SUPPRESS)
     parser.add_argument('--work', help=argparse.SUPPRESS)
     parser.add_argument('--swift-auth', help=argparse.SUPPRESS)
+    parser.add_argument('--object-bytes', type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.case:
         return _child(args)
@@ -189,15 +222,20 @@ def main(argv=None) -> int:
                     child = subprocess.run(
                         [sys.executable, __file__, '--case', f'{kind}:{algorithm}',
                          '--volume', str(volume), '--work', str(work),
-                         '--swift-auth', server.auth_url if server else ''],
+                         '--swift-auth', server.auth_url if server else '',
+                         *(['--object-bytes', str(args.object_mib * MiB)]
+                           if args.object_mib else [])],
                         capture_output=True, text=True, check=True)
                     results.append(json.loads(child.stdout.strip().splitlines()[-1]))
                     # Progress on stderr: a long run (bz2) shows what is done so far.
                     print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+            if args.service:
+                results += _service_runs(args, work)
         finally:
             if server is not None:
                 server.stop()
     print(json.dumps({'benchmark': 'backup', 'size_MiB': args.size_mib,
+                      'object_MiB': args.object_mib,
                       'volume': '4 MiB runs random:zeros:text 1:1:2',
                       'changed_MiB': CHANGED // MiB, 'cpus': os.cpu_count(),
                       'loadavg_before': [round(x, 1) for x in load_before],

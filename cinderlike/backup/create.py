@@ -1,7 +1,8 @@
 """cinderlike-backup: back a volume (or a snapshot of it) up (Cinder's create_backup).
 
-The volume service names the device, a temporary snapshot for an in-use volume; the driver
-reads it through this host's connection; the temporary snapshot is removed in every outcome;
+The volume service names the device, a temporary clone or snapshot for an in-use volume;
+the driver reads it through this host's connection; the temporary copy is removed in every
+outcome;
 the backup and its source are settled in one fenced transaction (db/settle.py).
 """
 
@@ -10,7 +11,7 @@ import time
 from oslo_log import log as logging
 
 from cinderlike import messages
-from cinderlike.backup import device, refs
+from cinderlike.backup import cancel, device, refs
 from cinderlike.db import backups as db_backups
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
@@ -30,29 +31,16 @@ class _Step(Exception):
         self.detail, self.error = detail, error
 
 
-# Seconds between two reads of a running backup's status (a force delete cancels it).
-CANCEL_CHECK_INTERVAL = 1.0
-
-
-class BackupCancelled(Exception):
-    """The backup left `creating` while it ran (a force delete): the driver stops."""
-
-
 def progress_reporter(manager, ctx, backup, *, clock=time.monotonic):
     """progress(done, total) for the driver: `backup.createprogress` at most every
-    `backup_timer_interval` seconds (Cinder's progress timer), and, at most every
-    CANCEL_CHECK_INTERVAL, BackupCancelled once the backup left `creating` (Cinder's
-    chunk loop re-reads the status)."""
-    start = clock()
-    # The first report checks at once; later ones at most every CANCEL_CHECK_INTERVAL.
-    last = {'notified': start, 'checked': start - CANCEL_CHECK_INTERVAL}
+    `backup_timer_interval` seconds (Cinder's progress timer), and cancel.Cancelled once
+    the backup left `creating` (a force delete)."""
+    check = cancel.watcher(manager.db, backup_id=backup.id, status=S.CREATING, clock=clock)
+    last = {'notified': clock()}
 
     def report(done, total):
         now = clock()
-        if now - last['checked'] >= CANCEL_CHECK_INTERVAL:
-            last['checked'] = now
-            if db_backups.status_of(manager.db, backup_id=backup.id) != S.CREATING:
-                raise BackupCancelled(f'backup {backup.id} left creating')
+        check(now)
         if not manager.driver.enable_progress_timer:
             return
         if now - last['notified'] < manager.conf.backup_timer_interval:
@@ -81,12 +69,13 @@ def _run(manager, ctx, backup, volume) -> dict:
 
 
 def remove_temporary(manager, ctx, backup, volume) -> None:
-    """The temporary snapshot goes in every outcome; a failure is a user message."""
+    """The temporary volume or snapshot goes in every outcome; a failure is a user
+    message."""
     try:
         manager.volume_api.remove_backup_device(ctx, backup_id=backup.id, host=volume.host,
                                                 cluster_name=volume.cluster_name)
     except Exception as error:
-        LOG.exception('Backup %s: temporary snapshot not removed', backup.id)
+        LOG.exception('Backup %s: temporary volume or snapshot not removed', backup.id)
         refs.message(manager, ctx, backup.id, messages.Action.BACKUP_CREATE,
                      D.BACKUP_CREATE_CLEANUP_ERROR, error)
 
@@ -134,7 +123,7 @@ def create_backup(manager, ctx, *, backup_id: str) -> bool:
         outcome = db_settle.Outcome(action='create', error=True,
                                     values={'fail_reason': str(failure)[:255]})
     settled = settle(manager, backup, hold, outcome)
-    if failure is not None and isinstance(failure.error, BackupCancelled):
+    if failure is not None and isinstance(failure.error, cancel.Cancelled):
         LOG.info('Backup %s cancelled: it left creating while it ran', backup_id)
         return False
     if failure is not None and settled is not db_settle.Settled.FENCED:

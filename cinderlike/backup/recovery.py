@@ -4,9 +4,9 @@ workers rows of this service or of a down backup service.
 
 Each backup of this host left `creating`, `restoring` or `deleting` is first held (its
 workers row taken, bumping the epoch, so a late write of the run that died is refused):
-a create ends `error` with its volume (or snapshot) back and its temporary snapshot
-removed, a restore leaves the backup available and the volume `error_restoring`, a delete
-runs again.
+a create ends `error` with its volume (or snapshot) back and its temporary volume or
+snapshot removed, a restore leaves the backup available and the volume `error_restoring`,
+a delete runs again.
 """
 
 import datetime

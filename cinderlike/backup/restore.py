@@ -3,16 +3,19 @@
 The volume is `restoring-backup` and the backup `restoring` (the API moved both); the driver
 writes the backup's chain through this host's connection to the volume. Success makes the
 volume `available` (with `src_backup_id`); failure `error_restoring`, or `error` for a volume
-made for the restore; the backup is available again either way.
+made for the restore; the backup is available again either way. An admin's reset of the
+backup's status cancels the restore (Cinder's): the volume ends `error`, the backup keeps
+the status it was given.
 """
 
 from oslo_log import log as logging
 
 from cinderlike import exception, messages
-from cinderlike.backup import device, refs
+from cinderlike.backup import cancel, device, refs
 from cinderlike.db import backups as db_backups
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 from cinderlike.states import backups as states
 from cinderlike.states import volumes as volume_states
@@ -23,11 +26,12 @@ S = states.Status
 V = volume_states.Status
 
 
-def volume_outcome(*, error: bool, volume_is_new: bool) -> dict:
+def volume_outcome(*, error: bool, volume_is_new: bool, cancelled: bool = False) -> dict:
     """kwargs of the volume's restore_backup finish: error_restoring, or error for a new
-    volume (Cinder's), available with launched_at for a new one that succeeded."""
+    volume or a cancelled restore (Cinder's), available with launched_at for a new one that
+    succeeded."""
     if error:
-        return {'error': True, 'status': V.ERROR if volume_is_new else None}
+        return {'error': True, 'status': V.ERROR if volume_is_new or cancelled else None}
     return {'values': {'launched_at': utcnow()} if volume_is_new else None}
 
 
@@ -41,8 +45,10 @@ def _run(manager, ctx, backup, volume, volume_is_new: bool) -> None:
                    f'create this backup [{backup.service}].')
     with device.opened(manager, ctx, volume=volume, writable=True,
                        device={'is_snapshot': False, 'id': volume.id}) as volume_file:
+        check = cancel.watcher(manager.db, backup_id=backup.id, status=S.RESTORING)
         manager.driver.restore(refs.ref_of(manager.db, backup), volume.id, volume_file,
-                               volume_is_new=volume_is_new)
+                               volume_is_new=volume_is_new,
+                               progress=lambda done, total: check())
 
 
 def restore_backup(manager, ctx, *, backup_id: str, volume_id: str,
@@ -61,17 +67,27 @@ def restore_backup(manager, ctx, *, backup_id: str, volume_id: str,
     else:
         try:
             _run(manager, ctx, backup, volume, volume_is_new)
+        except cancel.Cancelled as error:
+            failure = error
         except Exception as error:
             LOG.exception('Backup %s: restore into volume %s failed', backup_id, volume_id)
             failure = error
+    cancelled = isinstance(failure, cancel.Cancelled)
     with manager.db.writer() as s:
         settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
                                    outcome=db_settle.Outcome(action='restore'), session=s)
+        if settled is db_settle.Settled.MOVED_ON:
+            # NOTE(reset): the backup was given another status; our operation is over.
+            db_workers.finish(manager.db, hold=hold, session=s)
         if settled is not db_settle.Settled.FENCED and volume is not None:
             db_volumes.MACHINE.finish(manager.db, row_id=volume_id, action='restore_backup',
                                       session=s, **volume_outcome(
                                           error=failure is not None,
-                                          volume_is_new=volume_is_new))
+                                          volume_is_new=volume_is_new, cancelled=cancelled))
+    if cancelled:
+        LOG.info('Backup %s: restore into volume %s cancelled (%s)', backup_id, volume_id,
+                 failure)
+        return False
     if failure is not None:
         if settled is not db_settle.Settled.FENCED:
             detail = (messages.Detail.VOLUME_INVALID_STATE

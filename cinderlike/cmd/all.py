@@ -65,6 +65,9 @@ def _parse(argv):
         driver = 'file' if shutil.which('qemu-img') else 'fake'
         conf.set_default('volume_driver', driver, group=EMBEDDED_BACKEND)
         conf.set_default('volume_backend_name', EMBEDDED_BACKEND, group=EMBEDDED_BACKEND)
+        # NOTE(backup): the file driver's snapshot is a full copy, as its clone is; a
+        # temporary snapshot spares the second volume row and its capacity claim.
+        conf.set_default('backup_use_temp_snapshot', True, group=EMBEDDED_BACKEND)
     return conf
 
 

@@ -31,6 +31,11 @@ BACKEND_OPTS = [
     cfg.StrOpt('max_over_subscription_ratio', default='20.0', regex=r'^(auto|\d*\.\d+|\d+)$',
                help="Ratio of provisioned to total capacity allowed with thin provisioning, "
                     "or 'auto'."),
+    # NOTE(cinder): Cinder's driver option and default (a temporary clone).
+    cfg.BoolOpt('backup_use_temp_snapshot', default=False,
+                help='If this is set to True, a temporary snapshot will be created for '
+                     'performing non-disruptive backups. Otherwise a temporary volume will '
+                     'be cloned in order to perform a backup.'),
 ]
 
 

@@ -171,7 +171,7 @@ def set_volume_type(db, *, volume_id: str, volume_type_id: str, session=None) ->
 
 
 def update(db, *, snapshot_id: str, values: dict) -> None:
-    """Change name/description of a live snapshot (any status, as Cinder).
+    """Change columns of a live snapshot (name, description, its export) in any status.
 
     :raises SnapshotNotFound:
     """

@@ -34,13 +34,22 @@ def describe(service) -> dict:
             'cluster_name': service.cluster_name}
 
 
+# The services that hold workers rows of each resource type (scheduler rows are volumes).
+_BINARIES_OF = {'Backup': (db_services.BACKUP_BINARY,),
+                'Volume': (db_services.VOLUME_BINARY, db_services.SCHEDULER_BINARY),
+                'Snapshot': (db_services.VOLUME_BINARY,)}
+
+
 def select_services(db, request: dict) -> list:
-    """Service rows a cleanup request names (is_up defaults to False: only down services)."""
+    """Service rows a cleanup request names (is_up defaults to False: only down services);
+    a resource_type selects only the services that hold rows of that type."""
     rows = db_services.get_all(db, binary=request.get('binary'),
                                disabled=request.get('disabled'),
                                cluster_name=request.get('cluster_name'))
     host, service_id = request.get('host'), request.get('service_id')
-    return [row for row in rows if row.binary in db_services.CLEANABLE_BINARIES
+    binaries = _BINARIES_OF.get(request.get('resource_type'),
+                                db_services.CLEANABLE_BINARIES)
+    return [row for row in rows if row.binary in binaries
             and (service_id is None or row.id == int(service_id))
             and (host is None or _host_matches(row.host or '', host))]
 

@@ -399,7 +399,7 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         return backups.get_backup_device(self, context, backup_id=backup_id)
 
     def remove_backup_device(self, context, *, backup_id):
-        """Remove the backup's temporary snapshot, if any."""
+        """Remove the backup's temporary volume or snapshot, if any."""
         backups.remove_backup_device(self, context, backup_id=backup_id)
 
     def initialize_connection_snapshot(self, context, *, snapshot_id, connector):

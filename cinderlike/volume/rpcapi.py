@@ -246,12 +246,12 @@ class VolumeAPI:
 
     def get_backup_device(self, ctxt, *, backup_id, host, cluster_name=None) -> dict:
         """{'is_snapshot', 'id'}: what the backup host reads for a `creating` backup (a
-        temporary snapshot is taken for an in-use volume)."""
+        temporary clone or snapshot is made for an in-use volume)."""
         return self._backup_call(ctxt, 'get_backup_device', host=host,
                                  cluster_name=cluster_name, backup_id=backup_id)
 
     def remove_backup_device(self, ctxt, *, backup_id, host, cluster_name=None):
-        """Remove the backup's temporary snapshot, if any."""
+        """Remove the backup's temporary volume or snapshot, if any."""
         return self._backup_call(ctxt, 'remove_backup_device', host=host,
                                  cluster_name=cluster_name, backup_id=backup_id)
 

@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from cinderlike import connector
 from cinderlike.conf import volume as volume_conf
 from cinderlike.drivers.volume import base, file
 from tests.fixtures import daemons
@@ -237,3 +238,37 @@ def test_restarted_tgtd_reading_volumes_dir_brings_every_target_back(driver, tgt
         driver.remove_export(ref)
         driver.delete_volume(ref)
     assert tgtd.target_ids() == []
+
+
+def test_a_snapshot_is_exported_with_chap_and_read_over_iscsi_by_a_backup_host(
+        driver, tgtd, tmp_path):
+    volume = _new_volume(driver)
+    with open(driver.path(volume), 'r+b') as image:
+        image.seek(OFFSET)
+        image.write(PATTERN)
+    snapshot_id = str(uuid.uuid4())
+    snapshot = base.SnapshotRef(id=snapshot_id, volume=volume, volume_size=1)
+    snapshot = dataclasses.replace(snapshot, **driver.create_snapshot(snapshot))
+    with open(driver.path(volume), 'r+b') as image:
+        image.seek(OFFSET)
+        image.write(bytes(len(PATTERN)))  # the volume moves on; the snapshot keeps the data
+
+    exported = dataclasses.replace(snapshot, **driver.create_export_snapshot(snapshot, {}))
+    info = driver.initialize_connection_snapshot(exported, {'initiator': 'x'})
+    data = info['data']
+    iqn = f'iqn.2010-10.org.openstack:snapshot-{snapshot_id}'
+    assert info['driver_volume_type'] == 'iscsi'
+    assert (data['target_portal'], data['target_iqn'], data['auth_method'],
+            data['access_mode']) == (tgtd.portal, iqn, 'CHAP', 'ro')
+    # What the backup host does: cinderlike.connector opens the connection info.
+    with connector.open_volume(info, writable=False) as opened:
+        assert opened.size == GiB
+        opened.seek(OFFSET)
+        assert opened.read(len(PATTERN)) == PATTERN
+    assert _login_refused(_url(data, password='Wrong2PasswordXy'), AUTH_FAILED)
+
+    driver.remove_export_snapshot(exported)
+    assert tgtd.target_ids() == []
+    assert _login_refused(_url(data))
+    driver.delete_snapshot(exported)
+    driver.delete_volume(volume)

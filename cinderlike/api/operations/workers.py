@@ -6,8 +6,10 @@ from cinderlike.api.schemas import volumes as volume_schemas
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
 
-# Cinder's cleanable resource types (CinderCleanableObject.cleanable_resource_types).
-RESOURCE_TYPES = ('Volume', 'Snapshot')
+# Cinder's cleanable resource types (CinderCleanableObject.cleanable_resource_types), and
+# NOTE(backup): Backup, whose rows backup services settle (Cinder's backups are not
+# cleanable objects; cinderlike's backup operations hold workers rows like volumes').
+RESOURCE_TYPES = ('Volume', 'Snapshot', 'Backup')
 _LOCATION_KEYS = {'service_id', 'cluster_name', 'host'}
 
 

@@ -181,6 +181,9 @@ class ChunkedBackupDriver(base.BackupDriver):
             finally:
                 if writer is not None:
                     writer.abort()
+        for entry in objects:
+            for info in entry.values():
+                info['md5'] = info['md5'].hexdigest()
         return objects, bytes(splitter.digests)
 
     def _put_whole(self, container, name, pieces):

@@ -29,10 +29,12 @@ class Pipeline:
 
     Each stage is `stage(item, emit)` and calls `emit(out)` zero or more times; the source
     iterable is read in a thread of its own. Iterate in a `with` block: leaving it early
-    (an exception or a break) stops every thread and joins them.
+    (an exception or a break) stops every thread and joins them; then each stage that has
+    a `close()` is closed.
     """
 
     def __init__(self, source, stages, *, depth: int = 2, name: str = 'backup'):
+        self._stages = stages
         self._stop = threading.Event()
         self._queues = [queue.Queue(maxsize=depth) for _ in range(len(stages) + 1)]
         self._threads = [threading.Thread(target=self._feed, args=(source,),
@@ -51,6 +53,8 @@ class Pipeline:
         self._stop.set()
         for thread in self._threads:
             thread.join()
+        for stage in self._stages:
+            getattr(stage, 'close', lambda: None)()
         return False
 
     def __iter__(self):

@@ -58,17 +58,28 @@ class SnapshotRef:
     volume: VolumeRef
     volume_size: int
     provider_location: str | None = None
+    # 'CHAP <username> <password>' of the snapshot's export, as a volume's.
+    provider_auth: str | None = None
+    # NOTE(export): what a target reads of an exported volume, so a snapshot exports alike:
+    # never writable, no QoS of its own, encrypted as its volume.
+    qos_specs = None
+    readonly = True
 
     @property
     def name(self) -> str:
         return SNAPSHOT_NAME_TEMPLATE % self.id
+
+    @property
+    def encryption_key_id(self) -> str | None:
+        return self.volume.encryption_key_id
 
     @classmethod
     def of(cls, snapshot, volume) -> 'SnapshotRef':
         """The ref of a snapshots row and its volume's row (read by the manager)."""
         return cls(id=snapshot.id, volume=VolumeRef.of(volume),
                    volume_size=snapshot.volume_size,
-                   provider_location=snapshot.provider_location)
+                   provider_location=snapshot.provider_location,
+                   provider_auth=snapshot.provider_auth)
 
 
 class VolumeDriver(abc.ABC):
@@ -228,6 +239,11 @@ class VolumeDriver(abc.ABC):
 
     # --- snapshot export, for a backup host reading a snapshot (Cinder's) ------------
 
+    def create_export_snapshot(self, snapshot: SnapshotRef, connector: dict) -> dict | None:
+        """Export the snapshot to *connector*'s host (Cinder's); the provider_location and
+        provider_auth columns to store, or None (nothing exported by default)."""
+        return None
+
     def initialize_connection_snapshot(self, snapshot: SnapshotRef, connector: dict) -> dict:
         """Connection info through which *connector*'s host reads the snapshot.
 
@@ -242,7 +258,7 @@ class VolumeDriver(abc.ABC):
         return None
 
     def remove_export_snapshot(self, snapshot: SnapshotRef) -> None:
-        """Undo what initialize_connection_snapshot exported (nothing by default)."""
+        """Undo what create_export_snapshot exported (nothing by default)."""
         return None
 
     # --- generic volume groups (Cinder's generic group fallback) ------------------------

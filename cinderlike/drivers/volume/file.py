@@ -226,17 +226,32 @@ class FileDriver(base.VolumeDriver):
         """Nothing to revoke: a target admits whoever has the volume's CHAP credentials (as
         Cinder's tgtadm), a local file whoever the directory's permissions admit."""
 
-    def initialize_connection_snapshot(self, snapshot, connector):
-        """A snapshot is an image file beside the volumes: a backup host sharing the
-        directory opens it through os-brick's local connector, as a volume's.
+    def create_export_snapshot(self, snapshot, connector):
+        """With tgtadm: the snapshot file becomes LUN 1 of a target of its own, with CHAP
+        credentials (Cinder's LVM exports snapshots alike); without a target, nothing."""
+        if self.target is None:
+            return None
+        return self.target.create_export(snapshot, self._snapshot_file(snapshot))
 
-        NOTE(iscsi): snapshots are not exported as iSCSI LUNs; with a target the backup
-        host must share the directory (Cinder's LVM exports them through a temporary LUN).
-        """
+    def initialize_connection_snapshot(self, snapshot, connector):
+        """The snapshot's iSCSI connection info with tgtadm (a backup host reads it over
+        the network); without a target, its image file beside the volumes, which a backup
+        host sharing the directory opens through os-brick's local connector."""
+        if self.target is not None:
+            return self.target.initialize_connection(snapshot, connector)
+        return {'driver_volume_type': 'local',
+                'data': {'device_path': self._snapshot_file(snapshot)}}
+
+    def remove_export_snapshot(self, snapshot):
+        if self.target is not None:
+            self.target.remove_export(snapshot)
+
+    def _snapshot_file(self, snapshot) -> str:
+        """:raises VolumeBackendAPIException: the snapshot has no image file."""
         path = self.snapshot_path(snapshot)
         if not os.path.exists(path):
             raise exception.VolumeBackendAPIException(data=f'no snapshot file {path}')
-        return {'driver_volume_type': 'local', 'data': {'device_path': path}}
+        return path
 
     def _virtual_size(self, path: str) -> int:
         """Bytes a volume file offers: a qcow2 header's size field, else the file length."""

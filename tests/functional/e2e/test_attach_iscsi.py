@@ -7,6 +7,8 @@ libiscsi client; a detach removes the target; after tgtd and the volume daemon r
 attached host reaches its data again with the credentials it holds. An in-use volume
 extended at 3.42 grows its LUN, and the volume daemon tells the test's stand-in for Nova
 (tests/fixtures/fake_nova.py, the `[nova]` compute endpoint) with a `volume-extended` event.
+An in-use volume is backed up through a temporary snapshot (backup_use_temp_snapshot) that
+the backup daemon reads over iSCSI with CHAP, and restored into a new volume over iSCSI.
 """
 
 import hashlib
@@ -56,7 +58,10 @@ def stack(request, tmp_path_factory, rabbit_url):
                             target_ip_address='127.0.0.1', target_port=tgtd.portal_port,
                             tgt_control_port=tgtd.control_port,
                             volumes_dir=workdir / 'targets',
-                            file_volume_directory=workdir / 'volumes')
+                            file_volume_directory=workdir / 'volumes',
+                            backup_use_temp_snapshot=True)
+        # debug: the backup daemon logs how it attached what it read
+        stack.update_config(debug=True)
         # a Nova without Keystone: the compute endpoint is the test's receiver
         stack.update_config('nova', auth_type='none', endpoint=nova.compute_url)
     try:
@@ -95,8 +100,9 @@ def _volume(stack, volume_id):
 def _settled(stack, volume_id, wanted):
     def steady():
         volume = _volume(stack, volume_id)
-        return volume if volume['status'] not in ('creating', 'deleting', 'attaching',
-                                                  'detaching', 'extending') else None
+        return volume if volume['status'] not in (
+            'creating', 'deleting', 'attaching', 'detaching', 'extending', 'backing-up',
+            'restoring-backup') else None
     volume = wait_for(steady, timeout=SETTLE, what=f'volume {volume_id} to settle')
     assert volume['status'] == wanted, volume
     return volume
@@ -289,3 +295,42 @@ def test_extend_in_use_grows_the_lun_and_tells_nova(stack, volume):
 
     _detach(stack, attachment_id)
     _settled(stack, volume['id'], 'available')
+
+
+def _backup_settled(stack, backup_id):
+    def steady():
+        backup = stack.ok('GET', f'{V}/backups/{backup_id}', expect=200)['backup']
+        return backup if backup['status'] not in ('creating', 'restoring') else None
+    return wait_for(steady, timeout=SETTLE, what=f'backup {backup_id} to settle')
+
+
+def test_an_in_use_backup_reads_a_temporary_snapshot_exported_over_iscsi(stack, volume):
+    attachment_id, info = _attach(stack, volume['id'])
+    _write(stack, info, PATTERN)
+    made = stack.ok('POST', f'{V}/backups', {'backup': {'volume_id': volume['id'],
+                                                         'force': True}},
+                    expect=202)['backup']
+    assert _backup_settled(stack, made['id'])['status'] == 'available'
+    _settled(stack, volume['id'], 'in-use')
+    # The backup daemon read an iSCSI LUN (the snapshot's own target), not a local file,
+    # and the snapshot, its target and its row are gone; the attachment's target stays.
+    assert 'Attaching a iscsi volume for reading' in stack.daemons['backup'].log()
+    assert stack.ok('GET', f'{V}/snapshots?all_tenants=1', expect=200)['snapshots'] == []
+    assert len(stack.tgtd.target_ids()) == 1
+    assert not list((stack.workdir / 'targets').glob('snapshot-*'))
+    _detach(stack, attachment_id)
+    _settled(stack, volume['id'], 'available')
+
+    restored = stack.ok('POST', f'{V}/backups/{made["id"]}/restore', {'restore': {}},
+                        expect=202)['restore']
+    _settled(stack, restored['volume_id'], 'available')
+    assert _backup_settled(stack, made['id'])['status'] == 'available'
+    attachment_id, info = _attach(stack, restored['volume_id'])
+    assert _sha256(stack, info) == EXPECTED
+    _detach(stack, attachment_id)
+    _settled(stack, restored['volume_id'], 'available')
+    stack.ok('DELETE', f'{V}/backups/{made["id"]}', expect=202)
+    wait_for(lambda: stack.request('GET', f'{V}/backups/{made["id"]}')[0] == 404,
+             timeout=SETTLE, what='the backup to be deleted')
+    _delete(stack, restored['volume_id'])
+    assert stack.tgtd.target_ids() == []

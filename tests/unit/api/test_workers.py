@@ -60,10 +60,22 @@ def test_a_lone_resource_id_is_sent_to_the_service_holding_its_row(pclient, db, 
     assert (request['service_id'], request['resource_type']) == (service.id, 'Volume')
 
 
+def test_a_backup_resource_id_is_sent_to_the_backup_service_holding_its_row(pclient, db,
+                                                                          scheduler):
+    service = add_service(db, host='node2', binary='cinder-backup', heartbeat_age=300)
+    db_workers.begin(db, resource_type='Backup', resource_id=VOLUME_ID, status='creating',
+                     service_id=service.id)
+    resp = _post(pclient, {'resource_type': 'BACKUP', 'resource_id': VOLUME_ID})
+    assert resp.status_code == 202
+    request = scheduler.calls[0][1]['cleanup_request']
+    assert (request['service_id'], request['resource_type']) == (service.id, 'Backup')
+
+
 @pytest.mark.parametrize('body, reason', [
     ({'resource_id': VOLUME_ID},
      f'There is no resource with UUID {VOLUME_ID} pending cleanup.'),
-    ({'resource_type': 'backup'}, 'Resource type Backup not valid, must be Volume or Snapshot'),
+    ({'resource_type': 'group'},
+     'Resource type Group not valid, must be Volume or Snapshot or Backup'),
 ])
 def test_refuses_what_cinder_refuses(pclient, scheduler, body, reason):
     resp = _post(pclient, body)

@@ -14,11 +14,12 @@ from cinderlike.backup import manager as backup_manager
 from cinderlike.db import backups as db_backups
 from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
-from cinderlike.db.models import Backup, Snapshot, Worker
+from cinderlike.db.models import Backup, Snapshot, Volume, Worker
 from tests.unit.backup.conftest import sha_of, write_pattern
-from tests.unit.volume.conftest import add_volume, event_ids, row
+from tests.unit.volume.conftest import add_volume, claimed, event_ids, row
 
 pytestmark = pytest.mark.qemu_img
 
@@ -47,6 +48,17 @@ def _backup(mgr, db, volume, *, force=False, parent_id=None):
         reserve=lambda s: [], values={'volume_id': volume.id, 'project_id': 'p1',
                                       'user_id': 'u1', 'size': volume.size, 'host': 'bk1',
                                       'availability_zone': 'nova', 'parent_id': parent_id})
+    mgr.create_backup(CTX, backup_id=backup.id)
+    return db_backups.get(db, backup_id=backup.id)
+
+
+def _snapshot_backup(mgr, db, volume, snapshot):
+    """A `creating` backup of *snapshot*, created by the manager."""
+    backup = db_backups.create(
+        db, metadata=None, source_action='backup_snapshot', reserve=lambda s: [],
+        values={'volume_id': volume.id, 'snapshot_id': snapshot.id, 'project_id': 'p1',
+                'user_id': 'u1', 'size': volume.size, 'host': 'bk1',
+                'availability_zone': 'nova'})
     mgr.create_backup(CTX, backup_id=backup.id)
     return db_backups.get(db, backup_id=backup.id)
 
@@ -101,14 +113,24 @@ def test_notifications_of_create_restore_and_delete(backup_mgr, db):
                     'backup.restore.end', 'backup.delete.start', 'backup.delete.end']
 
 
+def _live_snapshots(db) -> list:
+    with db.reader() as s:
+        return list(s.scalars(sa.select(Snapshot).where(Snapshot.deleted.is_(False))))
+
+
+def _use_temp_snapshot(mgr, value: bool) -> None:
+    mgr.volume_api._manager.conf.set_override('backup_use_temp_snapshot', value,
+                                              group='lvm')
+
+
 def test_an_in_use_volume_is_read_through_a_temporary_snapshot(backup_mgr, db, tmp_path):
+    _use_temp_snapshot(backup_mgr, True)
     volume, path = _volume(backup_mgr, db, status='in-use')
     original = sha_of(path)
     backup = _backup(backup_mgr, db, volume, force=True)
     assert backup.status == 'available' and backup.temp_snapshot_id is None
     assert row(db, volume.id).status == 'in-use'
-    with db.reader() as s:
-        assert list(s.scalars(sa.select(Snapshot).where(Snapshot.deleted.is_(False)))) == []
+    assert _live_snapshots(db) == []
     assert not [f for f in os.listdir(tmp_path / 'vols') if f.startswith('snapshot-')]
     calls = backup_mgr.volume_api.calls
     assert calls.count('initialize_connection_snapshot') == 1
@@ -118,6 +140,80 @@ def test_an_in_use_volume_is_read_through_a_temporary_snapshot(backup_mgr, db, t
     other, other_path = _volume(backup_mgr, db)
     _restore(backup_mgr, db, backup, other)
     assert sha_of(other_path) == original
+
+
+def _live_volumes(db) -> set[str]:
+    with db.reader() as s:
+        return set(s.scalars(sa.select(Volume.id).where(Volume.deleted.is_(False))))
+
+
+def test_an_in_use_volume_is_read_through_a_temporary_clone_by_default(backup_mgr, db,
+                                                                        tmp_path):
+    volume, path = _volume(backup_mgr, db, status='in-use')
+    original = sha_of(path)
+    before, claim = _live_volumes(db), claimed(db)
+    clones = []
+    real_backup = backup_mgr.driver.backup
+
+    def seen(ref, volume_file, **kwargs):
+        temp = db_volumes.get(db, volume_id=db_backups.get(db, backup_id=ref.id)
+                              .temp_volume_id)
+        clones.append((temp.display_name, temp.status, temp.use_quota, claimed(db)))
+        return real_backup(ref, volume_file, **kwargs)
+    backup_mgr.driver.backup = seen
+    backup = _backup(backup_mgr, db, volume, force=True)
+    # While it ran: a `backing-up` clone holding its capacity claim, consuming no quota.
+    assert clones == [(f'backup-vol-{volume.id}', 'backing-up', False, claim + 1)]
+    assert (backup.status, backup.temp_volume_id) == ('available', None)
+    assert row(db, volume.id).status == 'in-use'
+    assert (_live_volumes(db), claimed(db)) == (before, claim)
+    assert _live_snapshots(db) == []
+    assert sorted(os.listdir(tmp_path / 'vols')) == [f'volume-{volume.id}']
+    calls = backup_mgr.volume_api.calls
+    assert calls.count('initialize_connection') == calls.count('terminate_connection') == 1
+    assert 'initialize_connection_snapshot' not in calls
+    other, other_path = _volume(backup_mgr, db)
+    _restore(backup_mgr, db, backup, other)
+    assert sha_of(other_path) == original
+
+
+def test_a_snapshot_is_read_through_a_temporary_volume_unless_temp_snapshots(backup_mgr,
+                                                                             db, tmp_path):
+    volume, path = _volume(backup_mgr, db)
+    volume_mgr = backup_mgr.volume_api._manager
+    snapshot = db_snapshots.create(db, values={
+        'volume_id': volume.id, 'project_id': 'p1', 'user_id': 'u1', 'volume_size': 1,
+        'volume_type_id': volume.volume_type_id, 'status': 'creating', 'use_quota': False})
+    volume_mgr.create_snapshot(CTX, snapshot_id=snapshot.id)
+    original = sha_of(path)
+    write_pattern(path, b'after the snapshot')
+    for use_snapshot in (False, True):
+        _use_temp_snapshot(backup_mgr, use_snapshot)
+        backup_mgr.volume_api.calls.clear()
+        backup = _snapshot_backup(backup_mgr, db, volume, snapshot)
+        assert (backup.status, backup.temp_volume_id) == ('available', None)
+        calls = backup_mgr.volume_api.calls
+        assert ('initialize_connection_snapshot' in calls) is use_snapshot
+        assert ('initialize_connection' in calls) is not use_snapshot
+        other, other_path = _volume(backup_mgr, db)
+        _restore(backup_mgr, db, backup, other)
+        assert sha_of(other_path) == original
+    assert [s.id for s in _live_snapshots(db)] == [snapshot.id]
+
+
+def test_a_failed_clone_leaves_no_volume_and_no_claim(backup_mgr, db):
+    volume, _path = _volume(backup_mgr, db, status='in-use')
+    before, claim = _live_volumes(db), claimed(db)
+    driver = backup_mgr.volume_api._manager.driver
+
+    def broken(temp, source):
+        raise OSError('clone failed')
+    driver.create_cloned_volume = broken
+    backup = _backup(backup_mgr, db, volume, force=True)
+    assert (backup.status, backup.temp_volume_id) == ('error', None)
+    assert row(db, volume.id).status == 'in-use'
+    assert (_live_volumes(db), claimed(db)) == (before, claim)
+    assert 'VOLUME_VOLUME_BACKUP_013_019' in event_ids(db)
 
 
 def test_a_corrupt_object_fails_the_restore_to_error_restoring_with_a_message(backup_mgr,
@@ -206,11 +302,17 @@ def test_start_up_settles_what_the_host_left_in_flight(backup_mgr, db):
     target, _p2 = _volume(backup_mgr, db)
     done = _backup(backup_mgr, db, target)
     db_backups.begin_restore(db, backup_id=done.id, volume_id=target.id, values={})
+    before, claim = _live_volumes(db), claimed(db)
+    # The dead run had its temporary clone made.
+    device = backup_mgr.volume_api.get_backup_device(CTX, backup_id=creating.id)
+    assert device['id'] in _live_volumes(db) and claimed(db) == claim + 1
     restarted = backup_manager.BackupManager(backup_mgr.conf, host='bk1', db=db)
     restarted.volume_api = backup_mgr.volume_api
     restarted.init_host(CTX)
     assert db_backups.get(db, backup_id=creating.id).status == 'error'
     assert row(db, in_use.id).status == 'in-use'
+    assert (_live_volumes(db), claimed(db)) == (before, claim)
+    assert db_backups.get(db, backup_id=creating.id).temp_volume_id is None
     assert db_backups.get(db, backup_id=done.id).status == 'available'
     assert row(db, target.id).status == 'error_restoring'
     assert _no_workers(db)
@@ -345,3 +447,31 @@ def test_a_force_delete_cancels_a_running_backup_and_frees_its_volume(backup_mgr
     assert 'VOLUME_VOLUME_BACKUP_013_020' not in event_ids(db)
     backup_mgr.delete_backup(CTX, backup_id=backup.id)
     assert db_backups.get_any(db, backup_id=backup.id).deleted
+
+
+def test_a_reset_of_the_backup_cancels_a_running_restore(backup_mgr, db):
+    volume, _path = _volume(backup_mgr, db)
+    backup = _backup(backup_mgr, db, volume)
+    target, target_path = _volume(backup_mgr, db)
+    real_restore = backup_mgr.driver.restore
+    written = []
+
+    def reset_meanwhile(ref, volume_id, volume_file, *, volume_is_new, progress=None):
+        db_backups.MACHINE.reset(db, row_id=ref.id, values={'status': 'error'})
+
+        def counted(done, total):
+            written.append(done)
+            progress(done, total)
+        return real_restore(ref, volume_id, volume_file, volume_is_new=volume_is_new,
+                            progress=counted)
+    backup_mgr.driver.restore = reset_meanwhile
+    before = sha_of(target_path)
+    _restore(backup_mgr, db, backup, target)
+    # Stopped at its first piece: the volume is `error` (Cinder's), the backup keeps the
+    # status the admin gave it, no workers row and no user message remain.
+    assert len(written) == 1
+    assert row(db, target.id).status == 'error'
+    assert db_backups.get(db, backup_id=backup.id).status == 'error'
+    assert _no_workers(db)
+    assert 'VOLUME_VOLUME_BACKUP_015_026' not in event_ids(db)
+    assert sha_of(target_path) != before  # the first piece was written: the volume is useless

@@ -116,3 +116,21 @@ def test_a_down_backup_service_is_cleaned_by_a_live_one_of_its_zone(db, conf):
 def test_a_down_backup_service_without_a_live_peer_is_unavailable(db, conf):
     _service(db, 'bk-dead', age=600, binary='cinder-backup')
     assert _distribute(db, conf, binary='cinder-backup')[:2] == ([], ['bk-dead'])
+
+
+def test_a_resource_type_reaches_only_the_services_holding_its_rows(db, conf):
+    _service(db, 'node2@lvm', age=600)
+    _service(db, 'node2', age=600, binary='cinder-scheduler')
+    dead = _service(db, 'bk-dead', age=600, binary='cinder-backup')
+    _service(db, 'bk-live', binary='cinder-backup')
+    cleaning, _, casts, scheduler_casts = _distribute(db, conf, resource_type='Backup')
+    assert (cleaning, casts, scheduler_casts) == (['bk-dead'], [], [])
+    assert [(c['host'], c['cleanup_request']['resource_type'])
+            for c in _distribute.backup_casts] == [('bk-live', 'Backup')]
+    assert dead.id == _distribute.backup_casts[0]['cleanup_request']['service_ids'][0]
+    # A down volume service out of a cluster has no one to clean it: unavailable.
+    assert _distribute(db, conf, resource_type='Snapshot')[:2] == ([], ['node2@lvm'])
+    assert _distribute.backup_casts == []
+    cleaning, unavailable, _, _ = _distribute(db, conf, resource_type='Volume')
+    assert (cleaning, sorted(unavailable)) == ([], ['node2', 'node2@lvm'])
+    assert _distribute.backup_casts == []
