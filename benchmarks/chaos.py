@@ -32,8 +32,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = chaos.Options()
     for field in dataclasses.fields(chaos.Options):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default),
-                            default=field.default)
+        flag = f"--{field.name.replace('_', '-')}"
+        if isinstance(field.default, bool):
+            parser.add_argument(flag, action='store_true')
+        else:
+            parser.add_argument(flag, type=type(field.default), default=field.default)
     parser.add_argument('--keep-logs', action='store_true',
                         help='keep the work directory (config, daemon logs) and print it')
     args = parser.parse_args()
@@ -49,7 +52,7 @@ def main():
         else:
             shutil.rmtree(workdir, ignore_errors=True)
     print(json.dumps(result), flush=True)
-    sys.exit(0 if all(result[key] == 0 for key in chaos.REQUIRED_ZERO) else 1)
+    sys.exit(0 if chaos.passed(result) else 1)
 
 
 if __name__ == '__main__':

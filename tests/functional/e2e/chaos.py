@@ -34,6 +34,11 @@ REQUIRED_ZERO = ('stuck_transitional', 'quota_drift', 'capacity_drift', 'unfinis
                  'bad_5xx')
 
 
+def passed(result: dict) -> bool:
+    """Every required count zero, and every scheduled fault made."""
+    return result['fault_failure'] is None and all(result[key] == 0 for key in REQUIRED_ZERO)
+
+
 @dataclasses.dataclass
 class Options:
     duration: float = 300.0        # seconds of workload
@@ -45,10 +50,11 @@ class Options:
     service_down_time: int = 30
     rpc_response_timeout: int = 10
     api_workers: int = 2
+    debug: bool = False            # DEBUG logs of the daemons (with --keep-logs)
 
 
 def _configure(stack: Stack, workdir: pathlib.Path, options: Options):
-    stack.update_config(osapi_volume_workers=options.api_workers,
+    stack.update_config(debug=options.debug, osapi_volume_workers=options.api_workers,
                         rpc_response_timeout=options.rpc_response_timeout,
                         scheduler_driver_init_wait_time=5,
                         backup_posix_path=workdir / 'backups',
@@ -71,6 +77,7 @@ class Faults:
         self.stack, self.servers, self.rng, self.options = stack, servers, rng, options
         self.windows: list[tuple[float, float, str]] = []
         self.restarts = 0
+        self.failure: str | None = None  # why the schedule stopped short
         self.schedule = self._draw()
 
     def _draw(self) -> list[tuple[float, str]]:
@@ -83,15 +90,19 @@ class Faults:
                    (duration * self.rng.uniform(0.55, 0.7), 'postgresql')]
         return sorted(events)
 
-    def run(self, started: float, stop: threading.Event):
-        for at, what in self.schedule:
-            if stop.wait(max(0.0, started + at - time.monotonic())):
-                return
-            if what in self.servers:
-                stopped, back = private_servers.pause(self.servers[what], self.options.outage)
-                self.windows.append((stopped, back, what))
-            else:
-                self.kill(what)
+    def run(self, started: float):
+        """Every fault in turn, at its time or as soon as the one before has ended."""
+        try:
+            for at, what in self.schedule:
+                time.sleep(max(0.0, started + at - time.monotonic()))
+                if what in self.servers:
+                    stopped, back = private_servers.pause(self.servers[what],
+                                                          self.options.outage)
+                    self.windows.append((stopped, back, what))
+                else:
+                    self.kill(what)
+        except Exception as exc:  # reported in the result, which then cannot pass
+            self.failure = f'{what}: {exc}'
 
     def kill(self, name):
         """kill -9 of daemon *name*'s process group; started again 2-5 s later."""
@@ -165,17 +176,22 @@ def run(workdir: pathlib.Path, options: Options) -> dict:
                    for _ in range(options.clients)]
         threads = [threading.Thread(target=c.run, daemon=True) for c in clients]
         started = time.monotonic()
-        fault_thread = threading.Thread(target=faults.run, args=(started, stop), daemon=True)
+        fault_thread = threading.Thread(target=faults.run, args=(started,), daemon=True)
         try:
             for thread in [*threads, fault_thread]:
                 thread.start()
             time.sleep(options.duration)
+            # NOTE(late): a slow restart delays the faults after it; the load goes on
+            # until the last one has been made and undone.
+            fault_thread.join()
         finally:
             stop.set()
-            for thread in [*threads, fault_thread]:
+            for thread in threads:
                 thread.join(STARTUP)
         ended = time.monotonic()
         exited = faults.revive()
+        for client in clients:
+            client.finish()
         settled = settle(reader, 2 * options.service_down_time)
         try:
             return result(stack, reader, ledger, faults, options, started=started, ended=ended,
@@ -232,14 +248,15 @@ def _unfinished(reader, ledger, faults, started, ended) -> list[dict]:
 def _bad_5xx(ledger, faults, started, grace) -> tuple[list[dict], int]:
     """5xx answers other than a 503 while a server was down; and the count of those 503s."""
     bad, tolerated = [], 0
-    for at, method, what, status in ledger.answers:
+    for sent, answered, method, what, status in ledger.answers:
         if status is None or status < 500:
             continue
-        during = faults.during(at, at, grace)
+        during = faults.during(sent, answered, grace)
         if status == 503 and during:
             tolerated += 1
         else:
-            bad.append({'at_s': round(at - started, 1), 'op': what, 'method': method,
+            bad.append({'at_s': round(sent - started, 1),
+                        'took_s': round(answered - sent, 1), 'op': what, 'method': method,
                         'status': status, 'faults': during})
     return bad, tolerated
 
@@ -268,11 +285,13 @@ def result(stack, reader, ledger, faults, options, *, started, ended, settled,
         'seed': options.seed,
         'accepted_by_kind': kinds,
         'answers': len(ledger.answers),
-        'unanswered': sum(1 for answer in ledger.answers if answer[3] is None),
+        'unanswered': sum(1 for answer in ledger.answers if answer[-1] is None),
+        'slowest_answer_s': round(max((a[1] - a[0] for a in ledger.answers), default=0), 1),
         'tolerated_503': tolerated,
         'ended_in_error': sum(1 for op in ledger.ops if op.outcome == 'error'),
         'faults': [{'at_s': round(begin - started, 1), 'what': what,
                     'down_s': round(end - begin, 1)} for begin, end, what in faults.windows],
+        'fault_failure': faults.failure,
         'exited_by_themselves': exited,
         'stuck_detail': {kind: rows[:10] for kind, rows in unsettled.items() if rows},
         'quota_detail': quota[:10],

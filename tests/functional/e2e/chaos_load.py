@@ -31,6 +31,9 @@ CONNECTOR = {'initiator': 'iqn.1994-05.com.redhat:chaos', 'ip': '127.0.0.1',
              'host': 'chaoshost', 'multipath': False, 'platform': 'x86_64',
              'os_type': 'linux2', 'do_local_attach': False}
 MODELS = {'volume': Volume, 'snapshot': Snapshot, 'backup': Backup}
+# What a volume is left in when an attachment's create failed after reserving it and was
+# not undone: no operation of the user's is in flight, yet nobody will settle it.
+LEFT_RESERVED = 'reserved'
 # Statuses an operation passes through; a resource in one of these has not settled.
 TRANSITIONAL = {
     'volume': frozenset({'creating', 'deleting', 'extending', 'attaching', 'detaching',
@@ -107,10 +110,12 @@ class Reader:
         found = {}
         with self.db.reader() as s:
             for resource, model in MODELS.items():
+                statuses = TRANSITIONAL[resource] | (
+                    {LEFT_RESERVED} if resource == 'volume' else set())
                 found[resource] = [tuple(r) for r in s.execute(
                     sa.select(model.id, model.status).where(
                         model.deleted.is_(False), model.project_id == PROJECT,
-                        model.status.in_(sorted(TRANSITIONAL[resource])))).all()]
+                        model.status.in_(sorted(statuses)))).all()]
             found['attachment'] = [tuple(r) for r in s.execute(
                 sa.select(VolumeAttachment.id, VolumeAttachment.attach_status).where(
                     VolumeAttachment.deleted.is_(False),
@@ -123,12 +128,13 @@ class Ledger:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.answers: list[tuple[float, str, str, int | None]] = []
+        # (sent, answered, method, what, status): monotonic times of the request
+        self.answers: list[tuple[float, float, str, str, int | None]] = []
         self.ops: list[Op] = []
 
-    def answer(self, method, what, status):
+    def answer(self, sent, method, what, status):
         with self.lock:
-            self.answers.append((time.monotonic(), method, what, status))
+            self.answers.append((sent, time.monotonic(), method, what, status))
 
     def accepted(self, op: Op) -> Op:
         with self.lock:
@@ -149,7 +155,7 @@ class Api:
             data=None if body is None else json.dumps(body).encode(),
             headers={'X-Auth-Token': self.token, 'Content-Type': 'application/json',
                      'OpenStack-API-Version': f'volume {VERSION}'})
-        status, raw = None, b''
+        status, raw, sent = None, b'', time.monotonic()
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 status, raw = response.status, response.read()
@@ -157,7 +163,7 @@ class Api:
             status, raw = exc.code, exc.read()
         except OSError:  # refused, reset or timed out: the API is being killed
             pass
-        self.ledger.answer(method, what, status)
+        self.ledger.answer(sent, method, what, status)
         try:
             return status, json.loads(raw) if raw else None
         except ValueError:
@@ -188,6 +194,17 @@ class Client:
         while not self.stop.is_set():
             action, vol = self._choose()
             action(vol)
+
+    def finish(self, tries=10):
+        """Delete the attachments whose os-complete failed and whose delete failed too, as
+        the host would go on doing (the API may have been down)."""
+        for vol in list(self.volumes.values()):
+            for _ in range(tries):
+                if vol.attachment is None or vol.status == 'in-use':
+                    break
+                self._detach(vol)
+                if vol.attachment is not None:
+                    time.sleep(2)
 
     def _choose(self):
         idle = [v for v in self.volumes.values() if v.status == 'available' or v.attachment]

@@ -27,6 +27,7 @@ def test_a_short_chaos_run_leaves_nothing_stuck(tmp_path):
         pytest.fail(f'the chaos run needs RabbitMQ and PostgreSQL installed: {missing}')
     result = chaos.run(tmp_path, chaos.Options(duration=DURATION, seed=7, kill_interval=20))
     assert result['accepted'] > 0, result
+    assert result['fault_failure'] is None, result['fault_failure']
     faults = {fault['what'].split()[0] for fault in result['faults']}
     assert faults == {'kill', 'rabbitmq', 'postgresql'}, result['faults']
     assert {key: result[key] for key in chaos.REQUIRED_ZERO} == dict.fromkeys(
