@@ -64,14 +64,16 @@ def restore_backup(manager, ctx, *, backup_id: str, volume_id: str,
         except Exception as error:
             LOG.exception('Backup %s: restore into volume %s failed', backup_id, volume_id)
             failure = error
-    with manager.db.writer() as s:
-        settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
-                                   outcome=db_settle.Outcome(action='restore'), session=s)
-        if settled is not db_settle.Settled.FENCED and volume is not None:
-            db_volumes.MACHINE.finish(manager.db, row_id=volume_id, action='restore_backup',
-                                      session=s, **volume_outcome(
-                                          error=failure is not None,
-                                          volume_is_new=volume_is_new))
+    def write():
+        with manager.db.writer() as s:
+            settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
+                                       outcome=db_settle.Outcome(action='restore'), session=s)
+            if settled is not db_settle.Settled.FENCED and volume is not None:
+                db_volumes.MACHINE.finish(
+                    manager.db, row_id=volume_id, action='restore_backup', session=s,
+                    **volume_outcome(error=failure is not None, volume_is_new=volume_is_new))
+        return settled
+    settled = manager.db.retrying(write, what=f'Settling the restore of backup {backup_id}')
     if failure is not None:
         if settled is not db_settle.Settled.FENCED:
             detail = (messages.Detail.VOLUME_INVALID_STATE

@@ -46,8 +46,18 @@ def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
            session=None) -> Settled:
     """Write *outcome* for *row* (a *machine* row) in one transaction, fenced on *hold*.
 
-    Pass *session* to settle together with other rows (a backup and its volume).
+    Pass *session* to settle together with other rows (a backup and its volume); the
+    caller then retries its transaction (Database.retrying) while the database is
+    unreachable, as this does for a transaction of its own.
     """
+    def write():
+        return _settle(db, machine, row=row, hold=hold, outcome=outcome, session=session)
+    if session is not None:
+        return write()
+    return db.retrying(write, what=f'Settling {outcome.action} of {row.id}')
+
+
+def _settle(db, machine, *, row, hold, outcome, session) -> Settled:
     fence = [db_workers.held(hold)]
     with db.writer(session) as s:
         if outcome.destroy:

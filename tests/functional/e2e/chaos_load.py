@@ -46,6 +46,7 @@ TRANSITIONAL = {
 MAX_VOLUMES = 4     # per client
 MAX_SIZE_GB = 3     # extends stop there
 MAX_SNAPSHOTS = 2   # per volume
+RETRY_DELAY = 1.0   # seconds after an answer of 5xx or none
 
 
 @dataclasses.dataclass
@@ -164,6 +165,10 @@ class Api:
         except OSError:  # refused, reset or timed out: the API is being killed
             pass
         self.ledger.answer(sent, method, what, status)
+        if status is None or status >= 500:
+            # NOTE(backoff): a client waits before its next request to a failing API, or
+            # its loop spins through refused connections while the API restarts.
+            time.sleep(RETRY_DELAY)
         try:
             return status, json.loads(raw) if raw else None
         except ValueError:

@@ -232,9 +232,11 @@ class Stack:
             override = self.workdir / f'{label}.conf'
             override.write_text(f'[DEFAULT]\nhost = {host}\n')
             args += ['--config-file', str(override)]
+        # NOTE(unbuffered): a daemon killed with kill -9 keeps the log lines it wrote last.
+        env = {**os.environ, 'PYTHONUNBUFFERED': '1'}
         with open(log_path, 'wb') as log:
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+                                    start_new_session=True, env=env)
         self.daemons[label] = Daemon(label, proc, log_path)
         return self.daemons[label]
 
