@@ -35,8 +35,9 @@ REQUIRED_ZERO = ('stuck_transitional', 'quota_drift', 'capacity_drift', 'unfinis
 
 
 def passed(result: dict) -> bool:
-    """Every required count zero, and every scheduled fault made."""
-    return result['fault_failure'] is None and all(result[key] == 0 for key in REQUIRED_ZERO)
+    """Every required count zero, every scheduled fault made, every client to the end."""
+    return (result['fault_failure'] is None and not result['client_failures']
+            and all(result[key] == 0 for key in REQUIRED_ZERO))
 
 
 @dataclasses.dataclass
@@ -292,6 +293,7 @@ def result(stack, reader, ledger, faults, options, *, started, ended, settled,
         'faults': [{'at_s': round(begin - started, 1), 'what': what,
                     'down_s': round(end - begin, 1)} for begin, end, what in faults.windows],
         'fault_failure': faults.failure,
+        'client_failures': ledger.failures,
         'exited_by_themselves': exited,
         'stuck_detail': {kind: rows[:10] for kind, rows in unsettled.items() if rows},
         'quota_detail': quota[:10],

@@ -132,6 +132,7 @@ class Ledger:
         # (sent, answered, method, what, status): monotonic times of the request
         self.answers: list[tuple[float, float, str, str, int | None]] = []
         self.ops: list[Op] = []
+        self.failures: list[str] = []  # clients that stopped on an exception
 
     def answer(self, sent, method, what, status):
         with self.lock:
@@ -196,9 +197,13 @@ class Client:
         self.volumes: dict[str, Vol] = {}
 
     def run(self):
-        while not self.stop.is_set():
-            action, vol = self._choose()
-            action(vol)
+        try:
+            while not self.stop.is_set():
+                action, vol = self._choose()
+                action(vol)
+        except Exception as exc:  # a harness fault: the result shows it and cannot pass
+            with self.ledger.lock:
+                self.ledger.failures.append(f'{type(exc).__name__}: {exc}')
 
     def finish(self, tries=10):
         """Delete the attachments whose os-complete failed and whose delete failed too, as

@@ -28,6 +28,7 @@ def test_a_short_chaos_run_leaves_nothing_stuck(tmp_path):
     result = chaos.run(tmp_path, chaos.Options(duration=DURATION, seed=7, kill_interval=20))
     assert result['accepted'] > 0, result
     assert result['fault_failure'] is None, result['fault_failure']
+    assert result['client_failures'] == [], result['client_failures']
     faults = {fault['what'].split()[0] for fault in result['faults']}
     assert faults == {'kill', 'rabbitmq', 'postgresql'}, result['faults']
     assert {key: result[key] for key in chaos.REQUIRED_ZERO} == dict.fromkeys(
