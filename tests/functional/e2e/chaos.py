@@ -52,6 +52,9 @@ class Options:
     rpc_response_timeout: int = 10
     api_workers: int = 2
     debug: bool = False            # DEBUG logs of the daemons (with --keep-logs)
+    # [oslo_messaging_rabbit] amqp_durable_queues: queues (and the casts in them) outlive a
+    # broker restart, so a cast sent before its consumer has reconnected is not dropped
+    durable_queues: bool = False
 
 
 def _configure(stack: Stack, workdir: pathlib.Path, options: Options):
@@ -62,6 +65,8 @@ def _configure(stack: Stack, workdir: pathlib.Path, options: Options):
                         backup_compression_algorithm='zstd',
                         backup_driver_init_check_interval=2)
     stack.update_config('database', max_pool_size=5, max_overflow=5)
+    if options.durable_queues:
+        stack.update_config('oslo_messaging_rabbit', amqp_durable_queues=True)
     # NOTE(backends): both on the file driver, so clones, snapshots and backups copy the
     # image files' bytes; hosts open the files (no target).
     for backend in BACKENDS:
