@@ -82,9 +82,10 @@ class Database:
     """Engine plus session factory; passed to every db/ function as its first argument."""
 
     def __init__(self, url, *, dbconf=None):
-        # (retries, first interval, largest interval) of retrying()
+        # (retries, first interval, largest interval) of retrying(); none without a
+        # [database] section (one-shot tools and tests)
         self.retry = ((dbconf.db_max_retries, dbconf.db_retry_interval,
-                       dbconf.db_max_retry_interval) if dbconf is not None else (20, 1, 10))
+                       dbconf.db_max_retry_interval) if dbconf is not None else (0, 1, 1))
         url, args = _engine_args(url, dbconf)
         self.engine = sa.create_engine(url, **args)
         if self.engine.dialect.name == 'sqlite':
