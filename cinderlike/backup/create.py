@@ -87,13 +87,15 @@ def settle(manager, backup, hold, outcome) -> db_settle.Settled:
     a force delete took its workers row over (fenced, no longer `creating`); only a
     take-over of a backup still `creating` leaves the source to the new owner.
     """
-    with manager.db.writer() as s:
-        settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
-                                   outcome=outcome, session=s)
-        if settled is not db_settle.Settled.FENCED or db_backups.status_of(
-                manager.db, backup_id=backup.id, session=s) != S.CREATING:
-            db_backups.release_source(manager.db, backup=backup, session=s)
-    return settled
+    def write():
+        with manager.db.writer() as s:
+            settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
+                                       outcome=outcome, session=s)
+            if settled is not db_settle.Settled.FENCED or db_backups.status_of(
+                    manager.db, backup_id=backup.id, session=s) != S.CREATING:
+                db_backups.release_source(manager.db, backup=backup, session=s)
+        return settled
+    return manager.db.retrying(write, what=f'Settling the create of backup {backup.id}')
 
 
 def create_backup(manager, ctx, *, backup_id: str) -> bool:

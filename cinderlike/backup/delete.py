@@ -38,11 +38,15 @@ def delete_backup(manager, ctx, *, backup_id: str) -> bool:
         failure = error
     outcome = (gone(backup) if failure is None else db_settle.Outcome(
         action='delete', error=True, values={'fail_reason': str(failure)[:255]}))
-    with manager.db.writer() as s:
-        settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
-                                   outcome=outcome, session=s)
-        if settled is db_settle.Settled.DONE and failure is None and backup.parent_id:
-            db_backups.recount_dependents(manager.db, backup_id=backup.parent_id, session=s)
+    def write():
+        with manager.db.writer() as s:
+            settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
+                                       outcome=outcome, session=s)
+            if settled is db_settle.Settled.DONE and failure is None and backup.parent_id:
+                db_backups.recount_dependents(manager.db, backup_id=backup.parent_id,
+                                              session=s)
+        return settled
+    settled = manager.db.retrying(write, what=f'Settling the delete of backup {backup_id}')
     if failure is not None:
         if settled is not db_settle.Settled.FENCED:
             refs.message(manager, ctx, backup_id, messages.Action.BACKUP_DELETE,

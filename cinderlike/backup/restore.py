@@ -73,17 +73,21 @@ def restore_backup(manager, ctx, *, backup_id: str, volume_id: str,
             LOG.exception('Backup %s: restore into volume %s failed', backup_id, volume_id)
             failure = error
     cancelled = isinstance(failure, cancel.Cancelled)
-    with manager.db.writer() as s:
-        settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
-                                   outcome=db_settle.Outcome(action='restore'), session=s)
-        if settled is db_settle.Settled.MOVED_ON:
-            # NOTE(reset): the backup was given another status; our operation is over.
-            db_workers.finish(manager.db, hold=hold, session=s)
-        if settled is not db_settle.Settled.FENCED and volume is not None:
-            db_volumes.MACHINE.finish(manager.db, row_id=volume_id, action='restore_backup',
-                                      session=s, **volume_outcome(
-                                          error=failure is not None,
-                                          volume_is_new=volume_is_new, cancelled=cancelled))
+
+    def write():
+        with manager.db.writer() as s:
+            settled = db_settle.settle(manager.db, db_backups.MACHINE, row=backup, hold=hold,
+                                       outcome=db_settle.Outcome(action='restore'), session=s)
+            if settled is db_settle.Settled.MOVED_ON:
+                # NOTE(reset): the backup was given another status; our operation is over.
+                db_workers.finish(manager.db, hold=hold, session=s)
+            if settled is not db_settle.Settled.FENCED and volume is not None:
+                db_volumes.MACHINE.finish(
+                    manager.db, row_id=volume_id, action='restore_backup', session=s,
+                    **volume_outcome(error=failure is not None, volume_is_new=volume_is_new,
+                                     cancelled=cancelled))
+        return settled
+    settled = manager.db.retrying(write, what=f'Settling the restore of backup {backup_id}')
     if cancelled:
         LOG.info('Backup %s: restore into volume %s cancelled (%s)', backup_id, volume_id,
                  failure)

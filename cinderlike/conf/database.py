@@ -23,6 +23,15 @@ OPTS = [
                help='Seconds after which a pooled connection is replaced.'),
     cfg.BoolOpt('connection_debug', default=False,
                 help='Log every SQL statement.'),
+    # NOTE(retry): oslo.db's names and defaults; here they bound the retries of the
+    # transactions that end an operation in the daemons (db/settle.py).
+    cfg.IntOpt('db_max_retries', default=20, min=0,
+               help='Times a transaction that ends an operation is tried again while the '
+                    'database cannot be reached, before the daemon gives up on it.'),
+    cfg.IntOpt('db_retry_interval', default=1, min=1,
+               help='Seconds before the first retry; doubled after each one.'),
+    cfg.IntOpt('db_max_retry_interval', default=10, min=1,
+               help='Upper bound of the seconds between two retries.'),
 ]
 
 

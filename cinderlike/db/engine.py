@@ -8,7 +8,14 @@ import contextlib
 import time
 
 import sqlalchemy as sa
+from oslo_log import log as logging
 from sqlalchemy import event, orm
+
+LOG = logging.getLogger(__name__)
+# Errors of a database that cannot be reached (refused, reset, restarted): the
+# transaction did not commit and may be run again. MySQL's deadlock is an OperationalError
+# too, and is as safe to run again.
+UNREACHABLE = (sa.exc.OperationalError, sa.exc.InterfaceError)
 
 
 def _engine_args(url, dbconf):
@@ -82,6 +89,10 @@ class Database:
     """Engine plus session factory; passed to every db/ function as its first argument."""
 
     def __init__(self, url, *, dbconf=None):
+        # (retries, first interval, largest interval) of retrying(); none without a
+        # [database] section (one-shot tools and tests)
+        self.retry = ((dbconf.db_max_retries, dbconf.db_retry_interval,
+                       dbconf.db_max_retry_interval) if dbconf is not None else (0, 1, 1))
         url, args = _engine_args(url, dbconf)
         self.engine = sa.create_engine(url, **args)
         if self.engine.dialect.name == 'sqlite':
@@ -117,6 +128,28 @@ class Database:
             return
         with self._sessions() as new, new.begin():
             yield new
+
+    def retrying(self, work, *, what: str):
+        """work() (which runs its own transactions), run again while the database cannot
+        be reached, backing off up to `[database] db_max_retries` times.
+
+        NOTE(outage): a daemon that finished an operation's work while the database was
+        restarting must still write the outcome, or the row stays in its transitional
+        status while the daemon lives on (no restart recovery comes for it).
+        """
+        retries, interval, largest = self.retry
+        attempt = 0
+        while True:
+            try:
+                return work()
+            except UNREACHABLE as error:
+                if attempt == retries:
+                    raise
+                attempt += 1
+                LOG.warning('%s: the database is unreachable (%s); trying again in %s s',
+                            what, type(error.orig or error).__name__, interval)
+                time.sleep(interval)
+                interval = min(interval * 2, largest)
 
     def dispose(self):
         self.engine.dispose()

@@ -45,8 +45,8 @@ class Outcome:
     where: tuple = ()
 
 
-def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
-           session=None) -> Settled:
+def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
+                 session=None) -> Settled:
     """Write *outcome* for *row* (a *machine* row) in one transaction, fenced on *hold*.
 
     Pass *session* to settle together with other rows (a backup and its volume).
@@ -93,3 +93,14 @@ def _side_effects(db, row, outcome: Outcome, s) -> None:
     if outcome.release_gb:
         db_pools.release(db, pool=db_pools.pool_of(row), size_gb=outcome.release_gb,
                          session=s)
+
+
+def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
+           session=None) -> Settled:
+    """_settle_once(), run again while the database is unreachable (Database.retrying) when
+    it is a transaction of its own; a caller passing *session* retries its transaction."""
+    def write():
+        return _settle_once(db, machine, row=row, hold=hold, outcome=outcome, session=session)
+    if session is not None:
+        return write()
+    return db.retrying(write, what=f'Settling {outcome.action} of {row.id}')

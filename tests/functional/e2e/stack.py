@@ -102,7 +102,10 @@ class NoAuthAdmin:
         return f'admin:{PROJECT}'
 
 
-def _rabbitmqctl(*args) -> bool:
+def _rabbitmqctl(*args, ctl=None) -> bool:
+    """rabbitmqctl *args* on the machine's node, or through *ctl* (a private node's)."""
+    if ctl is not None:
+        return ctl(*args).returncode == 0
     return subprocess.run(['rabbitmqctl', *args], capture_output=True, timeout=60).returncode == 0
 
 
@@ -110,7 +113,7 @@ class Stack:
     """Config and daemons of one end-to-end run, on its own database and RabbitMQ exchange."""
 
     def __init__(self, workdir: pathlib.Path, *, db_url, transport_url, backends=('b1', 'b2'),
-                 report_interval=1, service_down_time=4):
+                 report_interval=1, service_down_time=4, rabbitmqctl=None):
         self.workdir = workdir
         self.db_url = db_url
         self.backends = list(backends)
@@ -124,6 +127,8 @@ class Stack:
         self.identity = NoAuthAdmin()
         self.keystone = None
         self._vhost = None
+        # rabbitmqctl of a private node (tests/fixtures/private_servers.py) for the vhost
+        self._rabbitmqctl = rabbitmqctl
         self._sections = self._default_sections(self._isolated(transport_url))
         (workdir / 'state').mkdir(exist_ok=True)
         self._write_config()
@@ -139,8 +144,10 @@ class Stack:
             return transport_url
         parts = urllib.parse.urlsplit(transport_url)
         vhost = f'cl-e2e-{uuid.uuid4().hex[:12]}'
-        if not (_rabbitmqctl('add_vhost', vhost) and _rabbitmqctl(
-                'set_permissions', '-p', vhost, parts.username or 'guest', '.*', '.*', '.*')):
+        ctl = self._rabbitmqctl
+        if not (_rabbitmqctl('add_vhost', vhost, ctl=ctl) and _rabbitmqctl(
+                'set_permissions', '-p', vhost, parts.username or 'guest', '.*', '.*', '.*',
+                ctl=ctl)):
             return transport_url
         self._vhost = vhost
         return urllib.parse.urlunsplit(parts._replace(path='/' + vhost))
@@ -225,9 +232,11 @@ class Stack:
             override = self.workdir / f'{label}.conf'
             override.write_text(f'[DEFAULT]\nhost = {host}\n')
             args += ['--config-file', str(override)]
+        # NOTE(unbuffered): a daemon killed with kill -9 keeps the log lines it wrote last.
+        env = {**os.environ, 'PYTHONUNBUFFERED': '1'}
         with open(log_path, 'wb') as log:
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+                                    start_new_session=True, env=env)
         self.daemons[label] = Daemon(label, proc, log_path)
         return self.daemons[label]
 
@@ -245,7 +254,7 @@ class Stack:
             if daemon.proc.poll() is None:
                 daemon.kill_group()
         if self._vhost:
-            _rabbitmqctl('delete_vhost', self._vhost)
+            _rabbitmqctl('delete_vhost', self._vhost, ctl=self._rabbitmqctl)
             self._vhost = None
 
     # -- the API ----------------------------------------------------------------------------
