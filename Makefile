@@ -9,6 +9,10 @@ STATE_DIR ?= $(CURDIR)/state
 RUN_ARGS ?=
 TEMPEST_ARGS ?=
 PYTEST_ARGS ?=
+# NOTE(xdist): `make test` spreads test files over one worker per core (pytest-xdist; a file
+# stays on one worker, so its module fixtures start once); TEST_WORKERS=0 runs in-process.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+XDIST := -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: help venv run test unit functional pep8 genconfig genpolicy openapi clean keystone-venv \
 	tempest-venv tempest
@@ -39,13 +43,13 @@ run: $(STAMP)
 	exec $(BIN)/cinderlike-all --state_path $(STATE_DIR) $(RUN_ARGS)
 
 test: $(STAMP)
-	$(BIN)/python tools/run_pytest.py $(PYTEST_ARGS) tests
+	$(BIN)/python tools/run_pytest.py $(XDIST) $(PYTEST_ARGS) tests
 
 unit: $(STAMP)
 	$(BIN)/python tools/run_pytest.py $(PYTEST_ARGS) tests/unit
 
 functional: $(STAMP)
-	$(BIN)/python tools/run_pytest.py $(PYTEST_ARGS) tests/functional
+	$(BIN)/python tools/run_pytest.py $(XDIST) $(PYTEST_ARGS) tests/functional
 
 pep8: $(STAMP)
 	$(BIN)/ruff check .

@@ -50,6 +50,17 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+    # NOTE(xdist): a worker collects and deselects; its counts reach the controller, which
+    # prints the summary, through workeroutput (pytest_testnodedown below).
+    if hasattr(config, 'workeroutput'):
+        config.workeroutput['not_run'] = dict(_NOT_RUN)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """Under xdist: every worker collected the same tests, so any one's counts are the run's."""
+    for kind, count in getattr(node, 'workeroutput', {}).get('not_run', {}).items():
+        _NOT_RUN[kind] = max(_NOT_RUN.get(kind, 0), count)
 
 
 def pytest_terminal_summary(terminalreporter):
