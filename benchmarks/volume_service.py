@@ -28,8 +28,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 
-from cinderlike import context, coordination, quota  # noqa: E402
 from cinderlike import conf as conf_pkg  # noqa: E402
+from cinderlike import context, coordination, quota  # noqa: E402
 from cinderlike.conf import volume as volume_conf  # noqa: E402
 from cinderlike.db import engine, migration  # noqa: E402
 from cinderlike.db import services as db_services  # noqa: E402

@@ -40,21 +40,24 @@ def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: 
     *request* is what a cleanup would need to settle the operation. Pass the session of the
     status change so both commit together.
     """
-    values = {'status': status, 'service_id': service_id, 'epoch': Worker.epoch + 1,
-              'updated_at': utcnow(), 'request': request}
+    now = utcnow()
     with db.writer(session) as s:
-        where = _where(resource_type, resource_id)
-        if not conditional.update(s, Worker, values=values, where=where):
-            try:
-                with s.begin_nested():
-                    s.add(Worker(resource_type=resource_type, resource_id=resource_id,
-                                 status=status, service_id=service_id, epoch=1,
-                                 request=request, updated_at=values['updated_at']))
-            except sa.exc.IntegrityError:
-                # NOTE(race): another service inserted it first; take it over from them.
-                conditional.update(s, Worker, values=values, where=where)
-        row_id, epoch = s.execute(sa.select(Worker.id, Worker.epoch).where(
-            *_where(resource_type, resource_id))).one()
+        # NOTE(perf): an operation's row is gone once it settled, so the INSERT nearly always
+        # succeeds and tells the id (the epoch is 1); a row still there (a take-over, a
+        # retried operation) is taken by bumping its epoch instead.
+        try:
+            with s.begin_nested():
+                row_id = s.connection().execute(sa.insert(Worker.__table__).values(
+                    resource_type=resource_type, resource_id=resource_id, status=status,
+                    service_id=service_id, epoch=1, request=request, created_at=now,
+                    updated_at=now)).inserted_primary_key[0]
+            epoch = 1
+        except sa.exc.IntegrityError:
+            where = _where(resource_type, resource_id)
+            conditional.update(s, Worker, where=where, values={
+                'status': status, 'service_id': service_id, 'epoch': Worker.epoch + 1,
+                'updated_at': now, 'request': request})
+            row_id, epoch = s.execute(sa.select(Worker.id, Worker.epoch).where(*where)).one()
     LOG.debug('%s %s: workers row taken by service %s (epoch %s)', resource_type,
               resource_id, service_id, epoch)
     return Hold(row_id, resource_type, resource_id, epoch)
