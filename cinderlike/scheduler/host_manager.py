@@ -16,7 +16,7 @@ from oslo_utils import strutils
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db.models import utcnow
-from cinderlike.scheduler import backend_state
+from cinderlike.scheduler import backend_state, pool_index
 
 LOG = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class HostManager:
                 return self._view[1]
         # NOTE(perf): rebuilt only when the claims or services are read again or a report
         # arrives; between those, successful claims update the pools in place (consumed()).
-        result = []
+        result = pool_index.PoolView()
         for backend in self.backends():
             for pool in backend.pools.values():
                 claimed = claims.get(pool.backend_id)
@@ -180,7 +180,13 @@ class HostManager:
 
     def consumed(self, pool: backend_state.PoolState, size_gb: float) -> None:
         """Count a successful claim in the cached view until the claims are read again."""
+        before = pool_index.raw_weights(pool)
         pool.consume(size_gb)
+        with self._lock:
+            view = self._view[1] if self._view is not None else None
+        index = getattr(view, 'built_index', None)
+        if index is not None:
+            index.moved(pool, before)
         claims = self._claims.get()
         if pool.backend_id in claims:
             claims[pool.backend_id] = (pool.allocated_capacity_gb, pool.provisioned_capacity_gb)
