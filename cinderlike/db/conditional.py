@@ -12,9 +12,12 @@ def update(session, model, *, values, where) -> int:
     # `SET status='extending', previous_status=status` the copy would read the NEW status.
     # Assignments computed from columns go first; plain values cannot be affected.
     pairs = sorted(values.items(), key=lambda kv: not _is_sql(kv[1]))
-    stmt = (sa.update(model).where(*where).ordered_values(*pairs)
-            .execution_options(synchronize_session=False))
-    return session.execute(stmt).rowcount
+    stmt = sa.update(model).where(*where).ordered_values(*pairs)
+    # NOTE(perf): on the session's connection, so in its transaction, but without the ORM's
+    # bulk-update machinery (no instances are synchronised anyway); what the session holds
+    # unsent goes first, as its autoflush would.
+    session.flush()
+    return session.connection().execute(stmt).rowcount
 
 
 def _is_sql(value) -> bool:

@@ -7,6 +7,7 @@ number of API workers queue on them and can never reserve past a limit.
 """
 
 import datetime
+import functools
 import uuid
 
 import sqlalchemy as sa
@@ -78,15 +79,36 @@ def _insert_if_absent(s, rows: list[dict]) -> None:
     s.execute(stmt)
 
 
+# NOTE(perf): the statements of every quota move, built once and bound at execution (building
+# and hashing them again per request cost more than running them).
+_LOCK_USAGES = (sa.select(QuotaUsage).where(
+    QuotaUsage.project_id == sa.bindparam('project_id'),
+    QuotaUsage.resource.in_(sa.bindparam('resources', expanding=True)),
+    QuotaUsage.deleted.is_(False)).order_by(QuotaUsage.resource).with_for_update())
+
+
 def _lock_usages(s, project_id: str, resources: list[str]) -> dict[str, QuotaUsage]:
     """The usage rows, locked, detached: changes reach the database through _write_usages."""
-    stmt = (sa.select(QuotaUsage).where(
-        QuotaUsage.project_id == project_id, QuotaUsage.resource.in_(resources),
-        QuotaUsage.deleted.is_(False)).order_by(QuotaUsage.resource).with_for_update())
-    rows = {row.resource: row for row in s.scalars(stmt)}
+    rows = {row.resource: row for row in s.scalars(
+        _LOCK_USAGES, {'project_id': project_id, 'resources': list(resources)})}
     for row in rows.values():
         s.expunge(row)
     return rows
+
+
+@functools.cache
+def _write_usages_statement(count: int):
+    """UPDATE of *count* usage rows by id: in_use, reserved, until_refresh per row."""
+    table = QuotaUsage.__table__
+
+    def by_id(column):
+        return sa.case(*((table.c.id == sa.bindparam(f'id_{i}'),
+                          sa.bindparam(f'{column.key}_{i}', type_=column.type))
+                         for i in range(count)), else_=column)
+    return sa.update(table).where(
+        table.c.id.in_([sa.bindparam(f'id_{i}') for i in range(count)])).values(
+        in_use=by_id(table.c.in_use), reserved=by_id(table.c.reserved),
+        until_refresh=by_id(table.c.until_refresh), updated_at=sa.bindparam('now'))
 
 
 def _write_usages(s, usages) -> None:
@@ -98,14 +120,13 @@ def _write_usages(s, usages) -> None:
     usages = list(usages)
     if not usages:
         return
-
-    def by_id(column):
-        return sa.case({u.id: getattr(u, column.key) for u in usages}, value=QuotaUsage.id,
-                       else_=column)
-    s.execute(sa.update(QuotaUsage).where(QuotaUsage.id.in_([u.id for u in usages])).values(
-        in_use=by_id(QuotaUsage.in_use), reserved=by_id(QuotaUsage.reserved),
-        until_refresh=by_id(QuotaUsage.until_refresh), updated_at=utcnow())
-        .execution_options(synchronize_session=False))
+    params = {'now': utcnow()}
+    for i, usage in enumerate(usages):
+        params.update({f'id_{i}': usage.id, f'in_use_{i}': usage.in_use,
+                       f'reserved_{i}': usage.reserved,
+                       f'until_refresh_{i}': usage.until_refresh})
+    s.flush()  # what the session holds goes first, as a session execute would flush it
+    s.connection().execute(_write_usages_statement(len(usages)), params)
 
 
 def _create_missing(s, project_id: str, resources: list[str], count) -> None:

@@ -87,11 +87,12 @@ def enabled():
 
 
 def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
-            host_or_cluster=None) -> list[Service]:
+            host_or_cluster=None, columns=None) -> list[Service]:
     """Live service rows, filtered like Cinder's service_get_all (*host_or_cluster* at
     Cinder's host/backend/pool match levels on either column; *disabled* of a clustered
-    service is its cluster's)."""
-    stmt = sa.select(Service).where(Service.deleted.is_(False))
+    service is its cluster's). With *columns* (names), plain rows of those columns only."""
+    stmt = (sa.select(*(getattr(Service, name) for name in columns)) if columns
+            else sa.select(Service)).where(Service.deleted.is_(False))
     if host_or_cluster is not None:
         stmt = stmt.where(sa.or_(host_level(Service.host, host_or_cluster),
                                  host_level(Service.cluster_name, host_or_cluster)))
@@ -104,6 +105,8 @@ def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
     if cluster_name is not None:
         stmt = stmt.where(Service.cluster_name == cluster_name)
     with db.reader() as session:
+        if columns:
+            return session.execute(stmt.order_by(Service.id)).all()
         return list(session.scalars(stmt.order_by(Service.id)))
 
 

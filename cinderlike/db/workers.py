@@ -9,9 +9,11 @@ takes rows over the same way.
 
 import dataclasses
 import datetime
+import functools
 
 import sqlalchemy as sa
 from oslo_log import log as logging
+from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike.db import conditional
 from cinderlike.db.models import Worker, utcnow
@@ -40,24 +42,59 @@ def begin(db, *, resource_type: str, resource_id: str, status: str, service_id: 
     *request* is what a cleanup would need to settle the operation. Pass the session of the
     status change so both commit together.
     """
-    values = {'status': status, 'service_id': service_id, 'epoch': Worker.epoch + 1,
-              'updated_at': utcnow(), 'request': request}
+    now = utcnow()
     with db.writer(session) as s:
-        where = _where(resource_type, resource_id)
-        if not conditional.update(s, Worker, values=values, where=where):
-            try:
-                with s.begin_nested():
-                    s.add(Worker(resource_type=resource_type, resource_id=resource_id,
-                                 status=status, service_id=service_id, epoch=1,
-                                 request=request, updated_at=values['updated_at']))
-            except sa.exc.IntegrityError:
-                # NOTE(race): another service inserted it first; take it over from them.
-                conditional.update(s, Worker, values=values, where=where)
-        row_id, epoch = s.execute(sa.select(Worker.id, Worker.epoch).where(
-            *_where(resource_type, resource_id))).one()
+        row_id, epoch = _upsert(s, {
+            'resource_type': resource_type, 'resource_id': resource_id, 'status': status,
+            'service_id': service_id, 'epoch': 1, 'request': request, 'created_at': now,
+            'updated_at': now, 'race_preventer': 0, 'deleted': False})
     LOG.debug('%s %s: workers row taken by service %s (epoch %s)', resource_type,
               resource_id, service_id, epoch)
     return Hold(row_id, resource_type, resource_id, epoch)
+
+
+_COLUMNS = ('resource_type', 'resource_id', 'status', 'service_id', 'epoch', 'request',
+            'created_at', 'updated_at', 'race_preventer', 'deleted')
+_TAKEN = ('status', 'service_id', 'request', 'updated_at')
+
+
+@functools.cache
+def _upsert_statement(dialect_name: str):
+    """INSERT a workers row, or take over the one there: status, owner, request and time
+    written, the epoch bumped. Built once per dialect, values bound at execution."""
+    table = Worker.__table__
+    values = {key: sa.bindparam(key, type_=table.c[key].type) for key in _COLUMNS}
+    if dialect_name in ('mysql', 'mariadb'):
+        stmt = mysql.insert(table).values(values)
+        # id = LAST_INSERT_ID(id) makes the driver's lastrowid the row's id either way.
+        return stmt.on_duplicate_key_update(
+            [('epoch', table.c.epoch + 1), *((key, stmt.inserted[key]) for key in _TAKEN),
+             ('id', sa.func.last_insert_id(table.c.id))])
+    dialect = postgresql if dialect_name == 'postgresql' else sqlite
+    stmt = dialect.insert(table).values(values)
+    return stmt.on_conflict_do_update(
+        index_elements=['resource_type', 'resource_id'],
+        set_={'epoch': table.c.epoch + 1, **{key: stmt.excluded[key] for key in _TAKEN}},
+    ).returning(table.c.id, table.c.epoch)
+
+
+_EPOCH = sa.select(Worker.__table__.c.epoch).where(Worker.__table__.c.id == sa.bindparam('id'))
+
+
+def _upsert(s, row: dict) -> tuple[int, int]:
+    """(id, epoch) of the workers row now stored for *row*, inserted or taken over.
+
+    NOTE(perf): one statement where an UPDATE, a savepoint, an INSERT and a SELECT were; an
+    operation's row is gone once it settled, so the INSERT is the usual case.
+    """
+    name = s.bind.dialect.name
+    conn = s.connection()
+    result = conn.execute(_upsert_statement(name), row)
+    if name not in ('mysql', 'mariadb'):
+        return tuple(result.one())
+    if result.rowcount == 1:  # inserted (a take-over counts 2)
+        return result.lastrowid, 1
+    return result.lastrowid, conn.execute(_EPOCH, {'id': result.lastrowid}).scalar_one()
 
 
 def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
@@ -122,12 +159,15 @@ def held(hold: Hold):
     return sa.exists().where(Worker.id == hold.id, Worker.epoch == hold.epoch)
 
 
+_FINISH = sa.delete(Worker.__table__).where(Worker.__table__.c.id == sa.bindparam('id'),
+                                           Worker.__table__.c.epoch == sa.bindparam('epoch'))
+
+
 def finish(db, *, hold: Hold, session=None) -> bool:
     """Remove the row if we still hold it; False when another service took it over."""
     with db.writer(session) as s:
-        count = s.execute(sa.delete(Worker).where(
-            Worker.id == hold.id, Worker.epoch == hold.epoch)
-            .execution_options(synchronize_session=False)).rowcount
+        s.flush()  # NOTE(perf): a Core statement built once; the session's work goes first
+        count = s.connection().execute(_FINISH, {'id': hold.id, 'epoch': hold.epoch}).rowcount
     return bool(count)
 
 

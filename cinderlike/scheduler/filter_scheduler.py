@@ -11,10 +11,13 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.scheduler import filters as filters_mod
+from cinderlike.scheduler import pool_index
 from cinderlike.scheduler import request as request_mod
 from cinderlike.scheduler import weighers as weighers_mod
+from cinderlike.scheduler.filters import base as filters_base
 from cinderlike.scheduler.filters import retry as retry_filter
 from cinderlike.scheduler.weighers import base as weigh_base
+from cinderlike.scheduler.weighers import capacity as capacity_weigher
 
 LOG = logging.getLogger(__name__)
 
@@ -41,6 +44,13 @@ class FilterScheduler:
         self.filters = filters_mod.load(filters, volume_locations=volume_locations)
         self.weighers = weighers_mod.load(weighers, multipliers=multipliers,
                                           volume_counts=volume_counts, rng=rng)
+        # NOTE(index): pool_index.py reproduces CapacityWeigher alone, spreading, over
+        # filters that judge each pool by itself and read nothing else per request.
+        self._indexable = (
+            [type(w) for w in self.weighers] == [capacity_weigher.CapacityWeigher]
+            and self.weighers[0].multiplier > 0
+            and all(isinstance(f, filters_base.BatchFilter | retry_filter.RetryFilter)
+                    for f in self.filters))
 
     @classmethod
     def from_conf(cls, conf, **deps):
@@ -107,8 +117,9 @@ class FilterScheduler:
             'qos_specs': volume.get('qos_specs')})
         return request_mod.PlacementRequest.build(request_spec, filter_properties, context)
 
-    def filter_pools(self, pools, request):
-        """The pools that pass every filter, in their original order."""
+    def filter_pools(self, pools, request, *, quiet=False):
+        """The pools that pass every filter, in their original order; *quiet* does not log
+        which filter left none (a part of the pools is being filtered)."""
         # NOTE(retry): issue 3 wants a reschedule to avoid the pools already tried, so they
         # are dropped whether or not RetryFilter is configured (Cinder's default omits it).
         attempted = retry_filter.attempted_backends(request.filter_properties)
@@ -120,10 +131,24 @@ class FilterScheduler:
                 continue
             pools = passed
             if not pools:
-                LOG.info('Filter %(name)s returned 0 of %(before)d pools',
-                         {'name': flt.name, 'before': before})
+                if not quiet:
+                    LOG.info('Filter %(name)s returned 0 of %(before)d pools',
+                             {'name': flt.name, 'before': before})
                 break
         return pools
+
+    def _indexed(self, pools, request):
+        """The ranking from the view's PoolIndex, or None where only the full scan gives
+        weigh()'s answer (other weighers, stacking, a filter that is not per pool, a
+        request bound to a backend, a weight that is not finite, nothing passing)."""
+        if not self._indexable or request.request_spec.get('resource_backend'):
+            return None
+        index = getattr(pools, 'weight_index', None)
+        if index is None or not index.usable:
+            return None
+        return pool_index.ranked(index, thin=request.thin, multiplier=self.weighers[0].multiplier,
+                                 select=lambda part: self.filter_pools(part, request,
+                                                                       quiet=True))
 
     def weighed_candidates(self, pools, request_spec, filter_properties=None, context=None):
         """Every passing pool as a WeighedPool, best first.
@@ -133,6 +158,10 @@ class FilterScheduler:
         :raises: NoValidBackend when the retry attempts are exhausted.
         """
         request = self.prepare(request_spec, filter_properties, context)
+        # NOTE(perf): among thousands of pools the view's index visits the best few.
+        indexed = self._indexed(pools, request)
+        if indexed is not None:
+            return indexed
         weighed = weigh_base.weigh(self.weighers, self.filter_pools(pools, request), request)
         bound = request_spec.get('resource_backend')
         if bound:

@@ -16,7 +16,7 @@ from oslo_utils import strutils
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db.models import utcnow
-from cinderlike.scheduler import backend_state
+from cinderlike.scheduler import backend_state, pool_index
 
 LOG = logging.getLogger(__name__)
 
@@ -46,6 +46,11 @@ class CapabilityReport:
         return db_pools.supersedes(seq=self.sequence, reporter=self.host,
                                    gathered_at=self.timestamp, held_seq=other.sequence,
                                    held_reporter=other.host, held_at=other.timestamp)
+
+
+# What the pools view reads of a services row (is_up reads the two times).
+_SERVICE_COLUMNS = ('host', 'cluster_name', 'availability_zone', 'frozen', 'updated_at',
+                    'created_at')
 
 
 class _Cached:
@@ -110,8 +115,11 @@ class HostManager:
         # NOTE(cluster): disabled=False asks the cluster row of a clustered service.
         # NOTE(frozen): as Cinder, a frozen backend takes no new volumes (freeze marks every
         # member of its cluster frozen too).
-        return [svc for svc in db_services.get_all(self.db, binary=db_services.VOLUME_BINARY,
-                                                   disabled=False)
+        # NOTE(perf): plain rows of the columns used here; ORM instances of every service,
+        # read each second, cost more than a placement among thousands of pools.
+        rows = db_services.get_all(self.db, binary=db_services.VOLUME_BINARY, disabled=False,
+                                   columns=_SERVICE_COLUMNS)
+        return [svc for svc in rows
                 if not svc.frozen and db_services.is_up(svc, down_time=down_time, now=now)]
 
     def _unreported(self, services) -> list[str]:
@@ -166,7 +174,7 @@ class HostManager:
                 return self._view[1]
         # NOTE(perf): rebuilt only when the claims or services are read again or a report
         # arrives; between those, successful claims update the pools in place (consumed()).
-        result = []
+        result = pool_index.PoolView()
         for backend in self.backends():
             for pool in backend.pools.values():
                 claimed = claims.get(pool.backend_id)
@@ -180,7 +188,13 @@ class HostManager:
 
     def consumed(self, pool: backend_state.PoolState, size_gb: float) -> None:
         """Count a successful claim in the cached view until the claims are read again."""
+        before = pool_index.raw_weights(pool)
         pool.consume(size_gb)
+        with self._lock:
+            view = self._view[1] if self._view is not None else None
+        index = getattr(view, 'built_index', None)
+        if index is not None:
+            index.moved(pool, before)
         claims = self._claims.get()
         if pool.backend_id in claims:
             claims[pool.backend_id] = (pool.allocated_capacity_gb, pool.provisioned_capacity_gb)

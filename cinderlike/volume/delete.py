@@ -18,11 +18,11 @@ from cinderlike.volume import snapshots
 LOG = logging.getLogger(__name__)
 
 
-def _gone(manager, volume, action: str = 'delete') -> db_settle.Outcome:
+def _gone(manager, volume, action: str, session) -> db_settle.Outcome:
     """The delete's (or unmanage's) outcome: row destroyed, usage and (if held) capacity
     given back."""
-    type_name = db_volumes.get_type_names(manager.db, type_ids={volume.volume_type_id}).get(
-        volume.volume_type_id)
+    type_name = db_volumes.get_type_names(manager.db, type_ids={volume.volume_type_id},
+                                          session=session).get(volume.volume_type_id)
     deltas = quota.volume_deltas(size=volume.size or 0, volume_type_name=type_name)
     return db_settle.Outcome(
         action=action, destroy=True, values={'terminated_at': utcnow()},
@@ -62,9 +62,17 @@ def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False,
         LOG.exception('Volume %s: driver failed to %s it', volume_id, action)
         outcome = db_settle.Outcome(action=action, error=True)
     else:
-        outcome = _gone(manager, volume, action)
-    settled = db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
-                               outcome=outcome)
+        outcome = None
+
+    def write():
+        # NOTE(perf): the type's name (for its per-type quota) is read in the settle's
+        # transaction: one transaction less per delete.
+        with manager.db.writer() as s:
+            final = outcome or _gone(manager, volume, action, s)
+            return final, db_settle.settle(manager.db, db_volumes.MACHINE, row=volume,
+                                           hold=hold, outcome=final, session=s)
+    outcome, settled = manager.db.retrying(
+        write, what=f'Settling the {action} of volume {volume_id}')
     if settled is db_settle.Settled.MOVED_ON:
         LOG.warning('Volume %s moved on while it was being deleted', volume_id)
     if settled is not db_settle.Settled.DONE or not outcome.destroy:
