@@ -17,8 +17,7 @@ READER = (
     'volume_extension:types_extra_specs:show', 'message:get', 'message:get_all',
     'volume:get_transfer', 'volume:get_all_transfers', 'volume_extension:quotas:show',
     'limits_extension:used_limits', 'backup:get_all', 'backup:get',
-    'volume_extension:volume_encryption_metadata',
-    'limits_extension:used_limits', 'backup:get_all', 'backup:get', 'group:get_all',
+    'volume_extension:volume_encryption_metadata', 'group:get_all',
     'group:get', 'group:get_all_group_snapshots', 'group:get_group_snapshot',
 )
 MEMBER = (
