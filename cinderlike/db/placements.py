@@ -11,6 +11,7 @@ from oslo_log import log as logging
 
 from cinderlike.db import conditional
 from cinderlike.db import pools as db_pools
+from cinderlike.db import replication as db_replication
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Volume, utcnow
 from cinderlike.states import volumes as volume_states
@@ -33,10 +34,16 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
     """Claim *size_gb* on *pool* and set the volume's host/cluster_name, all or nothing.
 
     The volume must still be `creating` with no host (a duplicate or late cast places
-    nothing twice).
+    nothing twice). A backend frozen meanwhile counts as full.
     """
     try:
         with db.writer() as s:
+            # NOTE(frozen): the scheduler's view of the services is up to a second old
+            # (host_manager SERVICES_TTL); the freeze itself is read here, in the claim's
+            # transaction, so no volume asked for after a freeze lands on that backend.
+            if db_replication.is_frozen(db, host=host, cluster_name=cluster_name, session=s):
+                LOG.info('Backend %s is frozen; volume %s not placed there', host, volume_id)
+                return Placed.FULL
             if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s):
                 return Placed.FULL
             if not conditional.update(

@@ -17,7 +17,7 @@ LOG = logging.getLogger(__name__)
 FROZEN_MESSAGE = 'Modification operations are not allowed on frozen storage backends.'
 
 
-def is_frozen(db, *, host: str | None, cluster_name: str | None) -> bool:
+def is_frozen(db, *, host: str | None, cluster_name: str | None, session=None) -> bool:
     """Cinder's is_backend_frozen: the cluster row decides for a clustered resource, the
     services row of its backend (pool dropped) otherwise."""
     if cluster_name:
@@ -25,8 +25,8 @@ def is_frozen(db, *, host: str | None, cluster_name: str | None) -> bool:
     else:
         model, name = Service, Service.host == (host or '').partition('#')[0]
     stmt = sa.select(sa.exists().where(name, model.deleted.is_(False), model.frozen.is_(True)))
-    with db.reader() as session:
-        return bool(session.scalar(stmt))
+    with db.reader(session) as s:
+        return bool(s.scalar(stmt))
 
 
 def assert_not_frozen(db, *, host: str | None, cluster_name: str | None) -> None:

@@ -160,14 +160,16 @@ class HostManager:
                 pool.availability_zone = zone
         return [backend for backend, _ in chosen.values()]
 
-    def pools(self, *, fresh_claims: bool = False) -> list[backend_state.PoolState]:
-        """Every pool of backends(), with allocated/provisioned capacity from the database.
+    def pools(self, *, fresh_claims: bool = False,
+              fresh_services: bool = False) -> list[backend_state.PoolState]:
+        """Every pool of backends(), with allocated/provisioned capacity from the database
+        (and with *fresh_services* the services rows read now, not up to SERVICES_TTL ago).
 
         A pool without a row (its backend's report never reached the database) is left out:
         nothing could be claimed on it.
         """
         claims = self._claims.get(fresh=fresh_claims)
-        self._services.get()  # re-read when due: its generation is part of the key
+        self._services.get(fresh=fresh_services)  # its generation is part of the key
         with self._lock:
             key = (self._claims.generation, self._services.generation, self._version)
             if self._view is not None and self._view[0] == key:

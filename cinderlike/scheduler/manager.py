@@ -288,7 +288,8 @@ class SchedulerManager(manager.Manager):
         provisioned capacity are the database's claims (the same from every scheduler)."""
         self.host_manager.wait_for_reports()
         filters = dict(filters or {})
-        pools = self.host_manager.pools(fresh_claims=True)
+        # NOTE(backend_state): an admin's view, read now: a freeze or thaw shows at once.
+        pools = self.host_manager.pools(fresh_claims=True, fresh_services=True)
         type_ref = filters.pop('volume_type', None)
         if type_ref:
             pools = self._pools_for_type(context, pools, type_ref)
