@@ -4,6 +4,7 @@ thaw_host, failover and the services controller's set-log / get-log)."""
 import contextlib
 
 from cinderlike import exception, log_levels
+from cinderlike.api import casting
 from cinderlike.db import replication
 from cinderlike.db import services as db_services
 from cinderlike.states import replication as rep_states
@@ -32,7 +33,21 @@ def freeze(db, rpc, ctx, *, host, cluster_name) -> None:
     with _service_lookup():
         services = replication.change(db, host=host, cluster_name=cluster_name,
                                       field='frozen', expected=[False], value=True)
-    rpc.volume.freeze_host(ctx, host=services[0].host, cluster_name=services[0].cluster_name)
+    casting.call(lambda: rpc.volume.freeze_host(ctx, host=services[0].host,
+                                                cluster_name=services[0].cluster_name),
+                 undo=lambda: _set_frozen(db, host, cluster_name, value=False),
+                 resource='Service', resource_id=services[0].host, what='freeze_host')
+
+
+def _set_frozen(db, host, cluster_name, *, value: bool) -> bool:
+    """Undo a freeze's (or a thaw's) `frozen` whose call was not sent; False when it was
+    changed back meanwhile."""
+    try:
+        replication.change(db, host=host, cluster_name=cluster_name, field='frozen',
+                           expected=[not value], value=value)
+    except exception.InvalidInput:
+        return False
+    return True
 
 
 def thaw(db, rpc, ctx, *, host, cluster_name) -> str | None:
@@ -43,8 +58,10 @@ def thaw(db, rpc, ctx, *, host, cluster_name) -> str | None:
     with _service_lookup():
         services = replication.change(db, host=host, cluster_name=cluster_name,
                                       field='frozen', expected=[True], value=False)
-    if not rpc.volume.thaw_host(ctx, host=services[0].host,
-                                cluster_name=services[0].cluster_name):
+    if not casting.call(lambda: rpc.volume.thaw_host(ctx, host=services[0].host,
+                                                     cluster_name=services[0].cluster_name),
+                        undo=lambda: _set_frozen(db, host, cluster_name, value=True),
+                        resource='Service', resource_id=services[0].host, what='thaw_host'):
         return THAW_FAILED
     return None
 

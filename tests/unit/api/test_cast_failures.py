@@ -1,26 +1,32 @@
 """A cast the broker does not take: 503 with Cinder's body, and the request's writes undone
 (row, status, quota, workers row); an undo that finds the operation taken up lets it stand."""
 
+import base64
+import json
+
 import oslo_messaging as messaging
 import pytest
 import sqlalchemy as sa
 from falcon import testing
 
+from cinderlike import exception
 from cinderlike.api import faults
 from cinderlike.api.app import create_app
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import backups as db_backups
 from cinderlike.db import migrations_status as db_migrations
+from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
-from cinderlike.db.models import Reservation, VolumeAttachment, Worker
+from cinderlike.db.models import Reservation, Service, VolumeAttachment, Worker
 from tests.unit.api.attachment_fixtures import CONNECTOR, INSTANCE, OTHER_INSTANCE
 from tests.unit.api.attachment_fixtures import complete as attachment_complete
 from tests.unit.api.attachment_fixtures import create as attachment_create
 from tests.unit.api.attachment_fixtures import delete as attachment_delete
 from tests.unit.api.backup_fixtures import add_backup
+from tests.unit.api.backup_fixtures import nothing_held as backup_nothing_held
 from tests.unit.api.conftest import add_service
 from tests.unit.api.snapshot_fixtures import add_snapshot, nothing_held, snapshot_rows
 from tests.unit.api.type_fixtures import admin
@@ -409,3 +415,30 @@ def test_snapshot_unmanage_whose_cast_fails_restores_the_status(conf, seeded, db
                                 json={'os-unmanage': {}})
     assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
     assert db_snapshots.get(db, snapshot_id=snapshot.id).status == status
+
+
+# --- backup import, freeze and thaw ------------------------------------------------------
+
+def test_backup_import_whose_cast_fails_leaves_no_row_or_quota(bclient, db, brpc):
+    backup_id = '5c1f3b0e-1d0e-4b6a-9a58-1f0f9f8e7d6c'
+    record = base64.b64encode(json.dumps({'id': backup_id, 'size': 4}).encode()).decode()
+    brpc.backup = Unreachable()
+    resp = bclient.simulate_post('/v3/backups/import_record', headers=ADMIN, json={
+        'backup-record': {'backup_service': 'posix', 'backup_url': record}})
+    assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
+    with pytest.raises(exception.BackupNotFound):
+        db_backups.get(db, backup_id=backup_id)
+    assert backup_nothing_held(db) and _reservations(db) == []
+
+
+@pytest.mark.parametrize('action_name,frozen', [('freeze', False), ('thaw', True)])
+def test_freeze_or_thaw_whose_call_cannot_be_sent_restores_frozen(conf, seeded, db,
+                                                                  action_name, frozen):
+    row = add_service(db, host='node1@lvm')
+    with db.writer() as s:
+        s.execute(sa.update(Service).where(Service.id == row.id).values(frozen=frozen))
+    client = _client(conf, seeded, volume=Unreachable())
+    resp = client.simulate_put(f'/v3/os-services/{action_name}', json={'host': 'node1@lvm'},
+                               headers=admin('3.32'))
+    assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
+    assert db_services.get(db, row.id).frozen is frozen
