@@ -30,24 +30,16 @@ def freeze(db, rpc, ctx, *, host, cluster_name) -> None:
 
     :raises InvalidInput, InvalidParameterValue:
     """
+    previous = {}
     with _service_lookup():
         services = replication.change(db, host=host, cluster_name=cluster_name,
-                                      field='frozen', expected=[False], value=True)
+                                      field='frozen', expected=[False], value=True,
+                                      previous=previous)
     casting.call(lambda: rpc.volume.freeze_host(ctx, host=services[0].host,
                                                 cluster_name=services[0].cluster_name),
-                 undo=lambda: _set_frozen(db, host, cluster_name, value=False),
+                 undo=lambda: replication.restore(db, field='frozen', value=True,
+                                                  previous=previous),
                  resource='Service', resource_id=services[0].host, what='freeze_host')
-
-
-def _set_frozen(db, host, cluster_name, *, value: bool) -> bool:
-    """Undo a freeze's (or a thaw's) `frozen` whose call was not sent; False when it was
-    changed back meanwhile."""
-    try:
-        replication.change(db, host=host, cluster_name=cluster_name, field='frozen',
-                           expected=[not value], value=value)
-    except exception.InvalidInput:
-        return False
-    return True
 
 
 def thaw(db, rpc, ctx, *, host, cluster_name) -> str | None:
@@ -55,12 +47,15 @@ def thaw(db, rpc, ctx, *, host, cluster_name) -> str | None:
 
     :raises InvalidInput, InvalidParameterValue:
     """
+    previous = {}
     with _service_lookup():
         services = replication.change(db, host=host, cluster_name=cluster_name,
-                                      field='frozen', expected=[True], value=False)
+                                      field='frozen', expected=[True], value=False,
+                                      previous=previous)
     if not casting.call(lambda: rpc.volume.thaw_host(ctx, host=services[0].host,
                                                      cluster_name=services[0].cluster_name),
-                        undo=lambda: _set_frozen(db, host, cluster_name, value=True),
+                        undo=lambda: replication.restore(db, field='frozen', value=False,
+                                                         previous=previous),
                         resource='Service', resource_id=services[0].host, what='thaw_host'):
         return THAW_FAILED
     return None
@@ -71,13 +66,18 @@ def failover(conf, db, rpc, ctx, *, host, cluster_name, backend_id) -> None:
 
     :raises InvalidInput: (Cinder's wording) when the backend does not replicate or is down.
     """
+    previous = {}
     with _service_lookup():
         services = replication.change(
             db, host=host, cluster_name=cluster_name, field='replication_status',
             expected=rep_states.FAILOVER_FROM, value=rep_states.Status.FAILING_OVER,
-            down_time=conf.service_down_time)
-    rpc.volume.failover_host(ctx, host=services[0].host, cluster_name=services[0].cluster_name,
-                             secondary_backend_id=backend_id)
+            down_time=conf.service_down_time, previous=previous)
+    casting.send(lambda: rpc.volume.failover_host(
+        ctx, host=services[0].host, cluster_name=services[0].cluster_name,
+        secondary_backend_id=backend_id), undo=lambda: replication.restore(
+            db, field='replication_status', value=rep_states.Status.FAILING_OVER,
+            previous=previous), resource='Service', resource_id=services[0].host,
+        what='failover_host')
 
 
 def log_targets(db, conf, *, binary, server) -> tuple[list[str], list]:

@@ -442,3 +442,17 @@ def test_freeze_or_thaw_whose_call_cannot_be_sent_restores_frozen(conf, seeded, 
                                headers=admin('3.32'))
     assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
     assert db_services.get(db, row.id).frozen is frozen
+
+
+def test_failover_whose_cast_fails_restores_the_replication_status(conf, seeded, db):
+    row = add_service(db, host='node1@lvm')
+    with db.writer() as s:
+        s.execute(sa.update(Service).where(Service.id == row.id).values(
+            replication_status='failed-over'))
+    beat = db_services.get(db, row.id).updated_at
+    client = _client(conf, seeded, volume=Unreachable())
+    resp = client.simulate_put('/v3/os-services/failover_host', json={'host': 'node1@lvm'},
+                               headers=admin('3.0'))
+    assert (resp.status_code, resp.json) == (503, UNAVAILABLE)
+    after = db_services.get(db, row.id)
+    assert (after.replication_status, after.updated_at) == ('failed-over', beat)
