@@ -1,13 +1,13 @@
 """Same/DifferentBackendFilter: volume locations come from an injected lookup."""
 
+import uuid
 
 import pytest
 
 from cinderlike.scheduler.filters.affinity import DifferentBackendFilter, SameBackendFilter
 from tests.unit.scheduler.pools import passing, pool, request
 
-# NOTE(xdist): fixed ids, so every worker collects the same test names.
-V1, V2 = '6f1c2a3e-0000-4000-8000-000000000001', '6f1c2a3e-0000-4000-8000-000000000002'
+V1, V2 = str(uuid.uuid4()), str(uuid.uuid4())
 LOCATIONS = {V1: ('a@b#pool1', None), V2: ('c@d', None)}   # V2 is a legacy, pool-less host
 POOLS = [pool(host='a@b'), pool(host='c@d'), pool(host='e@f')]
 
