@@ -21,6 +21,7 @@ from cinderlike.db import attachments as db_attachments
 from cinderlike.db import group_types as db_group_types
 from cinderlike.db import groups as db_groups
 from cinderlike.db import migration
+from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.engine import Database
@@ -329,6 +330,45 @@ def test_attachments_and_groups_answer_503_and_undo_while_the_broker_refuses(vho
         daemons.wait_for(lambda: volume_service.methods() == ['attachment_delete',
                                                               'delete_group'], timeout=60)
         assert db_groups.get(db, group_id=group.id).status == 'deleting'
+    finally:
+        _stop(servers)
+        db.dispose()
+
+
+@pytest.mark.rabbit
+def test_retype_migrate_and_manage_answer_503_and_undo_while_the_broker_refuses(vhost,
+                                                                                db_url):
+    conf = _conf(vhost.url, db_url)
+    db = Database(db_url)
+    scheduler, volume_service, servers = _servers(conf)
+    client = testing.TestClient(create_app(conf, db=db))
+    try:
+        kept = _placed(db, 1)
+        db_types.create(db, name='gold')
+        db_services.register(db, host='node@b2', binary='cinder-volume',
+                             topic='cinder-volume', availability_zone='nova')
+        vhost.cut()
+        answers = {
+            'retype': client.simulate_post(f'/v3/admin/volumes/{kept.id}/action',
+                                           headers=ADMIN,
+                                           json={'os-retype': {'new_type': 'gold'}}),
+            'migrate': client.simulate_post(
+                f'/v3/admin/volumes/{kept.id}/action', headers=ADMIN,
+                json={'os-migrate_volume': {'host': 'node@b2#b2', 'lock_volume': True}}),
+            'manage': client.simulate_post('/v3/admin/manageable_volumes',
+                                           headers=_version('3.8'), json={'volume': {
+                                               'host': 'node@b2',
+                                               'ref': {'source-name': 'old.img'}}}),
+            'unmanage': client.simulate_post(f'/v3/admin/volumes/{kept.id}/action',
+                                             headers=ADMIN, json={'os-unmanage': {}}),
+        }
+        assert {name: (resp.status_code, resp.json) for name, resp in answers.items()} == {
+            name: (503, BROKER_DOWN) for name in answers}
+        row = db_volumes.get(db, volume_id=kept.id)
+        assert (row.status, row.migration_status, row.volume_type_id) == (
+            'available', None, db_types.get_by_name(db, name='__DEFAULT__').id)
+        _nothing_left(db, volumes={kept.id: ('available', 1)})
+        assert scheduler.calls == [] and volume_service.calls == []
     finally:
         _stop(servers)
         db.dispose()
