@@ -32,18 +32,44 @@ def send(cast: Callable[[], object], *, undo: Callable[[], bool], resource: str,
     try:
         return cast()
     except Exception as error:
-        LOG.error('%(res)s %(id)s: %(what)s could not be sent (%(error)s); undoing the '
-                  'request', {'res': resource, 'id': resource_id, 'what': what,
-                              'error': error})
-        if not undo():
-            LOG.warning('%s %s: %s was taken up by a service all the same; the request '
-                        'stands', resource, resource_id, what)
+        if not _undo(error, undo, resource, resource_id, what):
             return None
         if not isinstance(error, rpc.SEND_FAILURES):
             raise
-        raise exception.TemporarilyUnavailable(
-            'Service is unavailable at this time: the message broker cannot be reached; '
-            'nothing was changed.') from error
+        raise _unavailable() from error
+
+
+def call(method: Callable[[], object], *, undo: Callable[[], bool], resource: str,
+         resource_id: str, what: str):
+    """send() for an RPC call: *method()*'s answer, and what the service raised passes
+    through untouched (it ran the operation and settled its own rows).
+
+    A call whose answer was lost after a service took it up (the undo found it so) is
+    re-raised: the outcome is the service's, the caller gets the broker's 503.
+    :raises TemporarilyUnavailable: the call was not sent and the request's writes are undone.
+    """
+    try:
+        return method()
+    except rpc.SEND_FAILURES as error:
+        if not _undo(error, undo, resource, resource_id, what):
+            raise
+        raise _unavailable() from error
+
+
+def _undo(error, undo, resource: str, resource_id: str, what: str) -> bool:
+    LOG.error('%(res)s %(id)s: %(what)s could not be sent (%(error)s); undoing the '
+              'request', {'res': resource, 'id': resource_id, 'what': what, 'error': error})
+    if undo():
+        return True
+    LOG.warning('%s %s: %s was taken up by a service all the same; the request stands',
+                resource, resource_id, what)
+    return False
+
+
+def _unavailable() -> exception.TemporarilyUnavailable:
+    return exception.TemporarilyUnavailable(
+        'Service is unavailable at this time: the message broker cannot be reached; '
+        'nothing was changed.')
 
 
 def undone(settled: db_settle.Settled) -> bool:

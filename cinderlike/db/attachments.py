@@ -14,6 +14,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
+from cinderlike.db import metadata as db_metadata
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Volume, VolumeAdminMetadata, VolumeAttachment, utcnow
@@ -132,15 +133,17 @@ def reserve(db, *, volume_id: str, instance_uuid: str | None, attach_mode: str |
 
 
 def _transition(db, *, attachment_id: str, action: str, finish: bool = False,
-                error: bool = False, values: dict | None = None, session=None) -> bool:
-    """Begin (or finish) *action* on the attachment, then recompute its volume; one
-    transaction under the volume's lock. False when a finish found it moved on."""
+                error: bool = False, status: str | None = None, values: dict | None = None,
+                session=None) -> bool:
+    """Begin (or finish, to *status* when given) *action* on the attachment, then recompute
+    its volume; one transaction under the volume's lock. False when a finish found it moved
+    on."""
     with db.writer(session) as s:
         row = MACHINE.get(db, row_id=attachment_id, session=s)
         volume = _lock_volume(s, row.volume_id)
         if finish:
             if not MACHINE.finish(db, row_id=attachment_id, action=action, error=error,
-                                  values=values, session=s):
+                                  status=status, values=values, session=s):
                 return False
         else:
             MACHINE.begin(db, row_id=attachment_id, action=action, values=values, session=s)
@@ -174,13 +177,43 @@ def complete(db, *, attachment_id: str) -> None:
     _transition(db, attachment_id=attachment_id, action='complete')
 
 
-def begin_detach(db, *, attachment_id: str, force: bool = False) -> None:
-    """Detaching starts: `detaching` (a forced detach from any status).
+def begin_detach(db, *, attachment_id: str, force: bool = False) -> str:
+    """Detaching starts: `detaching` (a forced detach from any status); the status it left.
 
     :raises VolumeAttachmentNotFound, InvalidVolume:
     """
-    _transition(db, attachment_id=attachment_id,
-                action='force_detach' if force else 'detach')
+    with db.writer() as s:
+        row = MACHINE.get(db, row_id=attachment_id, session=s)
+        _lock_volume(s, row.volume_id)
+        # NOTE(race): read again under the volume's lock, which every writer of the
+        # volume's attachments takes first.
+        before = s.scalar(sa.select(VolumeAttachment.attach_status).where(
+            VolumeAttachment.id == attachment_id))
+        _transition(db, attachment_id=attachment_id, session=s,
+                    action='force_detach' if force else 'detach')
+    return before
+
+
+def undo_detach(db, *, attachment_id: str, status: str, force: bool = False) -> bool:
+    """A detach whose call was not sent: back to *status* (begin_detach's), the volume
+    recomputed; False when the attachment left `detaching` (a service took the call)."""
+    return _transition(db, attachment_id=attachment_id, finish=True, status=status,
+                       action='force_detach' if force else 'detach')
+
+
+def undo_reserve(db, *, attachment_id: str) -> bool:
+    """An attachment create whose connect could not be sent: the `reserved` row deleted and
+    the volume's status recomputed (Cinder's attachment_delete of a reservation); False
+    when the row left `reserved` (the volume service began connecting it)."""
+    with db.writer() as s:
+        row = MACHINE.get(db, row_id=attachment_id, session=s)
+        volume = _lock_volume(s, row.volume_id)
+        if not MACHINE.destroy(db, row_id=attachment_id, session=s,
+                               where=[VolumeAttachment.attach_status == S.RESERVED]):
+            return False
+        _recompute(s, volume)
+    LOG.info('Attachment %s of volume %s: reservation undone', attachment_id, row.volume_id)
+    return True
 
 
 def detach_failed(db, *, attachment_id: str, force: bool = False) -> bool:
@@ -232,6 +265,19 @@ def attach(db, *, volume_id: str, values: dict) -> VolumeAttachment:
         _recompute(s, volume)
     LOG.info('Attachment %s of volume %s: attached', row.id, volume_id)
     return row
+
+
+def undo_readonly_flag(db, *, volume_id: str, attachments: int) -> bool:
+    """A legacy attach whose call was not sent: the `readonly` admin flag it wrote is
+    deleted (its absence reads the same); False when the volume has other than
+    *attachments* live attachments (the volume service attached it meanwhile)."""
+    with db.writer() as s:
+        _lock_volume(s, volume_id)
+        if len(of_volume(db, volume_id=volume_id, session=s)) != attachments:
+            return False
+        db_metadata.delete(db, VolumeAdminMetadata, 'volume_id', owner_id=volume_id,
+                           key=db_volumes.READONLY_KEY, session=s)
+    return True
 
 
 def unreserve(db, *, volume_id: str) -> bool:

@@ -13,6 +13,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
+from cinderlike.db import reservations as db_reservations
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db.models import Group, GroupSnapshot, Snapshot, utcnow
 from cinderlike.states import group_snapshots as states
@@ -102,16 +103,56 @@ def finish_members(db, s, *, group_snapshot_id: str, updates: dict[str, dict],
     return count
 
 
-def begin_delete(db, *, group_snapshot_id: str, project_id: str | None) -> GroupSnapshot:
-    """CAS into `deleting` with every member snapshot, in one transaction.
+def begin_delete(db, *, group_snapshot_id: str,
+                 project_id: str | None) -> tuple[GroupSnapshot, dict[str, str]]:
+    """CAS into `deleting` with every member snapshot, in one transaction; (the row, the
+    statuses it and its members left by id) — for undo_delete.
 
     :raises GroupSnapshotNotFound, InvalidGroupSnapshot:
     """
     with db.writer() as s:
+        left = dict(s.execute(sa.select(GroupSnapshot.id, GroupSnapshot.status).where(
+            *MACHINE.live(group_snapshot_id, project_id)).with_for_update()).all())
+        left.update(s.execute(sa.select(Snapshot.id, Snapshot.status).where(
+            Snapshot.group_snapshot_id == group_snapshot_id, Snapshot.deleted.is_(False))
+            .with_for_update()).all())
         row = MACHINE.begin(db, row_id=group_snapshot_id, action='delete',
                             project_id=project_id, session=s)
         conditional.update(s, Snapshot, values={'status': snapshot_states.Status.DELETING,
                                                 'updated_at': utcnow()},
                            where=[Snapshot.group_snapshot_id == group_snapshot_id,
                                   Snapshot.deleted.is_(False)])
-    return row
+    return row, left
+
+
+def undo_delete(db, *, group_snapshot_id: str, statuses: dict[str, str]) -> bool:
+    """A delete whose cast was not sent: the group snapshot and its members back to
+    *statuses* (begin_delete's), in one transaction; False when it left `deleting`."""
+    with db.writer() as s:
+        if not MACHINE.finish(db, row_id=group_snapshot_id, action='delete', session=s,
+                              status=statuses[group_snapshot_id]):
+            return False
+        for snapshot_id, status in statuses.items():
+            if snapshot_id != group_snapshot_id:
+                conditional.update(s, Snapshot, values={'status': status}, where=[
+                    *db_snapshots.MACHINE.live(snapshot_id),
+                    Snapshot.group_snapshot_id == group_snapshot_id,
+                    Snapshot.status == snapshot_states.Status.DELETING])
+    return True
+
+
+def undo_create(db, *, group_snapshot_id: str, project_id: str,
+                deltas: dict[str, int]) -> bool:
+    """A create whose cast was not sent: the `creating` group snapshot and its `creating`
+    members go and their quota is given back, in one transaction; False when it left
+    `creating` (the volume service took it up)."""
+    with db.writer() as s:
+        if not MACHINE.destroy(db, row_id=group_snapshot_id, session=s,
+                               where=[GroupSnapshot.status == states.Status.CREATING]):
+            return False
+        for snapshot in members(db, group_snapshot_id=group_snapshot_id, session=s):
+            db_snapshots.MACHINE.destroy(db, row_id=snapshot.id, session=s, where=[
+                Snapshot.status == snapshot_states.Status.CREATING])
+        db_reservations.release(db, project_id=project_id, session=s,
+                                deltas={key: -amount for key, amount in deltas.items()})
+    return True

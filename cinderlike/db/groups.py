@@ -15,6 +15,9 @@ from oslo_log import log as logging
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
 from cinderlike.db import group_types as db_group_types
+from cinderlike.db import pools as db_pools
+from cinderlike.db import reservations as db_reservations
+from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import (
     Group,
     GroupSnapshot,
@@ -148,17 +151,22 @@ def place(db, *, group_id: str, host: str, cluster_name: str | None) -> bool:
 
 
 def begin_delete(db, *, group_id: str, project_id: str | None,
-                 delete_volumes: bool) -> Group:
+                 delete_volumes: bool) -> tuple[Group, dict[str, str]]:
     """CAS the group into `deleting`; with *delete_volumes* its members go `deleting` in
     the same transaction (the guard refused any attached member or one with snapshots).
+    (The row, the statuses the group and its members left by id) — for undo_delete.
 
     :raises GroupNotFound, InvalidGroup:
     """
     action = 'delete_volumes' if delete_volumes else 'delete'
     with db.writer() as s:
+        left = dict(s.execute(sa.select(Group.id, Group.status).where(
+            *MACHINE.live(group_id, project_id)).with_for_update()).all())
         group = MACHINE.begin(db, row_id=group_id, action=action, project_id=project_id,
                               session=s)
         if delete_volumes:
+            left.update(s.execute(sa.select(Volume.id, Volume.status).where(
+                Volume.group_id == group_id, Volume.deleted.is_(False))).all())
             # NOTE(members): one UPDATE of every member, under the group's row lock that
             # MACHINE.begin took, so no volume joins the group between the guard and here.
             count = conditional.update(
@@ -166,7 +174,49 @@ def begin_delete(db, *, group_id: str, project_id: str | None,
                                    'updated_at': utcnow()},
                 where=[Volume.group_id == group_id, Volume.deleted.is_(False)])
             LOG.info('Group %s: %d member volumes deleting', group_id, count)
-    return group
+    return group, left
+
+
+def undo_delete(db, *, group_id: str, delete_volumes: bool, statuses: dict[str, str]) -> bool:
+    """A delete whose cast was not sent: the group and the members it moved to `deleting`
+    back to *statuses* (begin_delete's), in one transaction; False when the group left
+    `deleting` (the volume service took the delete up)."""
+    with db.writer() as s:
+        if not MACHINE.finish(db, row_id=group_id, session=s, status=statuses[group_id],
+                              action='delete_volumes' if delete_volumes else 'delete'):
+            return False
+        for volume_id, status in statuses.items():
+            if volume_id != group_id:
+                conditional.update(s, Volume, values={'status': status}, where=[
+                    Volume.id == volume_id, Volume.deleted.is_(False),
+                    Volume.group_id == group_id,
+                    Volume.status == volume_states.Status.DELETING])
+    return True
+
+
+def undo_create(db, *, group, deltas: dict[str, int], claimed: dict[str, int] | None = None,
+                unplaced: bool = True) -> bool:
+    """A create whose cast was not sent: the `creating` group and its `creating` member
+    volumes go, their quota *deltas* and pool *claimed* gigabytes are given back, in one
+    transaction. False when a service took the create up: the group left `creating`, a
+    member did, or (*unplaced*, a create for the scheduler) it was placed."""
+    members = sa.select(Volume.id).where(Volume.group_id == group.id,
+                                         Volume.deleted.is_(False))
+    fence = [Group.status == states.Status.CREATING, ~sa.exists().where(
+        Volume.id.in_(members), Volume.status != volume_states.Status.CREATING)]
+    if unplaced:
+        fence.append(Group.host.is_(None))
+    with db.writer() as s:
+        volume_ids = list(s.scalars(members))
+        if not MACHINE.destroy(db, row_id=group.id, session=s, where=fence):
+            return False
+        for volume_id in volume_ids:
+            db_volumes.destroy(db, volume_id=volume_id, session=s)
+        for pool, size in (claimed or {}).items():
+            db_pools.release(db, pool=pool, size_gb=size, session=s)
+        db_reservations.release(db, project_id=group.project_id, session=s,
+                                deltas={key: -amount for key, amount in deltas.items()})
+    return True
 
 
 def rename(db, *, group_id: str, project_id: str | None, values: dict) -> None:

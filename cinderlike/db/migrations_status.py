@@ -100,6 +100,17 @@ def fail_unplaced(db, *, volume_id: str, rollback=(), session=None) -> bool:
     return done
 
 
+def undo_begin(db, *, volume_id: str, migration_status: str | None) -> bool:
+    """An os-migrate_volume whose cast was not sent: *migration_status* (what begin found)
+    again and the status back from `maintenance`; False when the volume left `starting`
+    (the scheduler took the migration up)."""
+    with db.writer() as s:
+        count = conditional.update(s, Volume, values={
+            'migration_status': migration_status, 'status': _back_to_previous()},
+            where=[*MACHINE.live(volume_id), Volume.migration_status == M.STARTING])
+    return bool(count)
+
+
 class _Gone(Exception):
     """Rolls back the destination's claim when the source left `starting`."""
 

@@ -74,11 +74,12 @@ def _refusal(field: str, expected, where: str, check_up: bool) -> str:
 
 
 def change(db, *, host: str | None, cluster_name: str | None, field: str, expected: list,
-           value, down_time: int | None = None) -> list[Service]:
+           value, down_time: int | None = None, previous: dict | None = None) -> list[Service]:
     """Compare-and-swap *field* from one of *expected* to *value* on the backend's cluster
     row and its services rows (Cinder's _replication_db_change); the services changed.
 
-    With *down_time*, only services up (and a cluster with a member up) may change.
+    With *down_time*, only services up (and a cluster with a member up) may change. A
+    *previous* dict gets {(model, id): the value it left} of every row changed (restore()).
 
     :raises ServiceNotFound, InvalidParameterValue, InvalidInput: Cinder's messages.
     """
@@ -106,7 +107,24 @@ def change(db, *, host: str | None, cluster_name: str | None, field: str, expect
                 raise exception.InvalidInput(reason=f'No service could be changed: {refused}')
             LOG.warning('Some services could not be changed: %s', refused)
         changed_ids = [s.id for s in changed]
+        if previous is not None:
+            previous.update({(Service, s.id): getattr(s, field) for s in changed})
+            if cluster is not None:
+                previous[(Cluster, cluster.id)] = getattr(cluster, field)
     return [db_services.get(db, service_id) for service_id in changed_ids]
+
+
+def restore(db, *, field: str, value, previous: dict) -> bool:
+    """Undo a change() whose call or cast was not sent: the rows still at *value* get back
+    what *previous* recorded, in one transaction; False when none still was."""
+    with db.writer() as session:
+        # NOTE(heartbeat): updated_at kept, as change() keeps it (a service's is its
+        # heartbeat).
+        count = sum(conditional.update(
+            session, model, values={field: old, 'updated_at': model.updated_at},
+            where=[model.id == row_id, getattr(model, field) == value])
+            for (model, row_id), old in previous.items())
+    return count > 0
 
 
 def record_failover(db, *, host: str, cluster_name: str | None, values: dict) -> None:

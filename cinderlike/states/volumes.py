@@ -136,10 +136,12 @@ TRANSITIONS: dict[str, Transition] = dict(
     # Manage (Cinder's manage_existing): the API inserts the row `managing`; the volume
     # service finishes it available (quota and capacity claim taken then) or error_managing.
     manage=Transition(frozenset({S.MANAGING}), S.MANAGING, S.AVAILABLE, S.ERROR_MANAGING),
-    # os-unmanage: a delete whose backend keeps the data (the row goes, the file stays).
+    # os-unmanage: a delete whose backend keeps the data (the row goes, the file stays);
+    # it saves its status for the same undo as delete's.
     unmanage=Transition(
         frozenset(DELETABLE), S.UNMANAGING, None, S.ERROR_UNMANAGING,
-        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group')),
+        guards=('not_attached', 'migration_deletable', 'no_snapshots', 'not_in_group'),
+        saves_previous=True),
     extend=Transition(frozenset({S.AVAILABLE}), S.EXTENDING, PREVIOUS, S.ERROR_EXTENDING,
                       guards=('not_migrating',), saves_previous=True),
     # From 3.42 an attached volume may be extended too; it returns to in-use.

@@ -1,6 +1,7 @@
 """Real outages: RabbitMQ refusing this project's vhost (permissions cleared, connections
 closed) and the database server stopped. The API answers 503 with Cinder's body and leaves
-nothing behind (rows, quota, reservations, workers rows), the RPC reply consumer backs off
+nothing behind (rows, statuses, attachments, groups, quota, reservations, workers rows),
+the RPC reply consumer backs off
 instead of spinning, and everything works again once the server is back."""
 
 import logging
@@ -16,11 +17,15 @@ from cinderlike import context, rpc
 from cinderlike.api import faults
 from cinderlike.api.app import create_app
 from cinderlike.conf import api as api_conf
+from cinderlike.db import attachments as db_attachments
+from cinderlike.db import group_types as db_group_types
+from cinderlike.db import groups as db_groups
 from cinderlike.db import migration
+from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.engine import Database
-from cinderlike.db.models import QuotaUsage, Reservation, Volume, Worker
+from cinderlike.db.models import Group, GroupSnapshot, QuotaUsage, Reservation, Volume, Worker
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
 from cinderlike.volume import rpcapi as volume_rpcapi
 from tests.fixtures import daemons, outage
@@ -31,6 +36,7 @@ BACKEND = 'node@b1'
 BROKER_DOWN = {'serviceUnavailable': {
     'code': 503, 'message': 'Service is unavailable at this time: the message broker cannot '
                             'be reached; nothing was changed.'}}
+INSTANCE = '6c7e5d8e-7a55-4a4e-9f0a-2a0f3b9d4c11'
 DATABASE_DOWN = {'serviceUnavailable': {'code': 503, 'message': faults.DATABASE_DOWN}}
 
 
@@ -188,12 +194,15 @@ def _nothing_left(db, *, volumes: dict[str, tuple[str, int]]) -> None:
     assert used.get('gigabytes', (0, 0)) == (gigabytes, 0)
 
 
-def _placed(db, size):
+def _placed(db, size, *, counted=True):
+    """An available volume on the backend; *counted*: the project's usages are its own."""
     vtype = db_types.get_by_name(db, name='__DEFAULT__')
     volume = db_volumes.create(db, values={
         'project_id': 'admin', 'user_id': 'admin', 'status': 'available', 'size': size,
         'host': f'{BACKEND}#pool', 'volume_type_id': vtype.id, 'attach_status': 'detached',
         'availability_zone': 'nova'})
+    if not counted:
+        return volume
     with db.writer() as s:
         s.add_all([QuotaUsage(project_id='admin', resource=r, in_use=n, reserved=0,
                               race_preventer=True, deleted=False)
@@ -230,6 +239,136 @@ def test_the_api_answers_503_and_undoes_while_the_broker_refuses(vhost, db_url):
         (worker,) = _rows(db, Worker)
         assert (worker.resource_id, worker.status, worker.service_id) == (
             kept.id, 'extending', None)
+    finally:
+        _stop(servers)
+        db.dispose()
+
+
+def _version(version: str) -> dict:
+    return dict(ADMIN, **{'OpenStack-API-Version': f'volume {version}'})
+
+
+def _attached(db, volume):
+    """An attachment of *volume* connected and complete, as the volume service leaves it."""
+    row = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                 attach_mode='rw')
+    db_attachments.begin_connect(db, attachment_id=row.id)
+    db_attachments.connected(db, attachment_id=row.id, values={
+        'connector': '{"host": "compute-1"}', 'attached_host': 'compute-1',
+        'connection_info': '{}', 'attach_mode': 'rw'})
+    db_attachments.complete(db, attachment_id=row.id)
+    return row
+
+
+def _placed_group(db, vtype):
+    gtype = db_group_types.create(db, name='gt')
+    with db.writer() as s:
+        group = db_groups.create(db, session=s, volume_type_ids=[vtype.id], values={
+            'project_id': 'admin', 'user_id': 'admin', 'group_type_id': gtype.id,
+            'availability_zone': 'nova', 'name': 'g'})
+    db_groups.place(db, group_id=group.id, host=f'{BACKEND}#pool', cluster_name=None)
+    db_groups.MACHINE.reset(db, row_id=group.id, values={'status': 'available'})
+    return group
+
+
+@pytest.mark.rabbit
+def test_attachments_and_groups_answer_503_and_undo_while_the_broker_refuses(vhost, db_url):
+    conf = _conf(vhost.url, db_url)
+    db = Database(db_url)
+    scheduler, volume_service, servers = _servers(conf)
+    client = testing.TestClient(create_app(conf, db=db))
+    try:
+        free, used = _placed(db, 1), _placed(db, 1, counted=False)
+        attachment = _attached(db, used)
+        vtype = db_types.get_by_name(db, name='__DEFAULT__')
+        group = _placed_group(db, vtype)
+        vhost.cut()
+        answers = {
+            'attachment create': client.simulate_post(
+                '/v3/admin/attachments', headers=_version('3.27'), json={'attachment': {
+                    'volume_uuid': free.id, 'instance_uuid': INSTANCE,
+                    'connector': {'host': 'compute-1'}}}),
+            'attachment delete': client.simulate_delete(
+                f'/v3/admin/attachments/{attachment.id}', headers=_version('3.27')),
+            'group create': client.simulate_post('/v3/admin/groups', headers=_version('3.13'),
+                                                 json={'group': {'group_type': 'gt',
+                                                                 'volume_types': [vtype.id]}}),
+            'group update': client.simulate_put(
+                f'/v3/admin/groups/{group.id}', headers=_version('3.13'),
+                json={'group': {'name': 'renamed', 'add_volumes': free.id}}),
+            'group snapshot': client.simulate_post(
+                '/v3/admin/group_snapshots', headers=_version('3.14'),
+                json={'group_snapshot': {'group_id': group.id}}),
+            'group delete': client.simulate_post(
+                f'/v3/admin/groups/{group.id}/action', headers=_version('3.13'),
+                json={'delete': {}}),
+        }
+        assert {name: (resp.status_code, resp.json) for name, resp in answers.items()} == {
+            name: (503, BROKER_DOWN) for name in answers}
+        assert [(a.id, a.attach_status) for a in db_attachments.of_volume(
+            db, volume_id=used.id)] == [(attachment.id, 'attached')]
+        assert db_attachments.of_volume(db, volume_id=free.id) == []
+        assert {v.id: (v.status, v.group_id) for v in _rows(
+            db, Volume, Volume.deleted.is_(False))} == {
+            free.id: ('available', None), used.id: ('in-use', None)}
+        groups = _rows(db, Group, Group.deleted.is_(False))
+        assert [(g.id, g.status, g.name) for g in groups] == [(group.id, 'available', 'g')]
+        assert _rows(db, GroupSnapshot, GroupSnapshot.deleted.is_(False)) == []
+        assert _rows(db, Reservation, Reservation.deleted.is_(False)) == []
+        used_quota = {u.resource: (u.in_use, u.reserved) for u in _rows(db, QuotaUsage)}
+        assert used_quota.get('groups', (1, 0)) == (1, 0)
+        assert scheduler.calls == [] and volume_service.calls == []
+
+        vhost.restore()
+        # Once the broker takes us again, the same requests go through.
+        daemons.wait_for(lambda: client.simulate_delete(
+            f'/v3/admin/attachments/{attachment.id}',
+            headers=_version('3.27')).status_code == 200, timeout=120)
+        assert client.simulate_post(f'/v3/admin/groups/{group.id}/action',
+                                    headers=_version('3.13'),
+                                    json={'delete': {}}).status_code == 202
+        daemons.wait_for(lambda: volume_service.methods() == ['attachment_delete',
+                                                              'delete_group'], timeout=60)
+        assert db_groups.get(db, group_id=group.id).status == 'deleting'
+    finally:
+        _stop(servers)
+        db.dispose()
+
+
+@pytest.mark.rabbit
+def test_retype_migrate_and_manage_answer_503_and_undo_while_the_broker_refuses(vhost,
+                                                                                db_url):
+    conf = _conf(vhost.url, db_url)
+    db = Database(db_url)
+    scheduler, volume_service, servers = _servers(conf)
+    client = testing.TestClient(create_app(conf, db=db))
+    try:
+        kept = _placed(db, 1)
+        db_types.create(db, name='gold')
+        db_services.register(db, host='node@b2', binary='cinder-volume',
+                             topic='cinder-volume', availability_zone='nova')
+        vhost.cut()
+        answers = {
+            'retype': client.simulate_post(f'/v3/admin/volumes/{kept.id}/action',
+                                           headers=ADMIN,
+                                           json={'os-retype': {'new_type': 'gold'}}),
+            'migrate': client.simulate_post(
+                f'/v3/admin/volumes/{kept.id}/action', headers=ADMIN,
+                json={'os-migrate_volume': {'host': 'node@b2#b2', 'lock_volume': True}}),
+            'manage': client.simulate_post('/v3/admin/manageable_volumes',
+                                           headers=_version('3.8'), json={'volume': {
+                                               'host': 'node@b2',
+                                               'ref': {'source-name': 'old.img'}}}),
+            'unmanage': client.simulate_post(f'/v3/admin/volumes/{kept.id}/action',
+                                             headers=ADMIN, json={'os-unmanage': {}}),
+        }
+        assert {name: (resp.status_code, resp.json) for name, resp in answers.items()} == {
+            name: (503, BROKER_DOWN) for name in answers}
+        row = db_volumes.get(db, volume_id=kept.id)
+        assert (row.status, row.migration_status, row.volume_type_id) == (
+            'available', None, db_types.get_by_name(db, name='__DEFAULT__').id)
+        _nothing_left(db, volumes={kept.id: ('available', 1)})
+        assert scheduler.calls == [] and volume_service.calls == []
     finally:
         _stop(servers)
         db.dispose()

@@ -8,6 +8,7 @@ driver's connection info or its error.
 from oslo_log import log as logging
 
 from cinderlike import exception, notifications
+from cinderlike.api import casting
 from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import volumes as db_volumes
@@ -71,7 +72,10 @@ def create(db, rpc, enforcer, ctx, *, volume_id: str, instance_uuid: str | None,
     row = db_attachments.reserve(db, volume_id=volume_id, instance_uuid=instance_uuid,
                                  attach_mode=attach_mode)
     if connector:
-        _update(db, rpc, ctx, volume=volume, attachment_id=row.id, connector=connector)
+        casting.call(lambda: _update(db, rpc, ctx, volume=volume, attachment_id=row.id,
+                                     connector=connector),
+                     undo=lambda: db_attachments.undo_reserve(db, attachment_id=row.id),
+                     resource='Attachment', resource_id=row.id, what='attachment_update')
     return db_attachments.get(db, attachment_id=row.id)
 
 
@@ -120,12 +124,15 @@ def delete(db, rpc, ctx, *, attachment_id: str, notifier: notifications.VolumeNo
     """
     attachment = get(db, ctx, attachment_id=attachment_id)
     volume = db_volumes.get(db, volume_id=attachment.volume_id)
-    db_attachments.begin_detach(db, attachment_id=attachment_id, force=force)
+    before = db_attachments.begin_detach(db, attachment_id=attachment_id, force=force)
     if attachment.attach_status == states.Status.RESERVED or not volume.host:
         notifier.info(ctx, volume, 'detach.start')
     else:
-        rpc.volume.attachment_delete(ctx, volume_id=volume.id, attachment_id=attachment_id,
-                                     host=volume.host, cluster_name=volume.cluster_name)
+        casting.call(lambda: rpc.volume.attachment_delete(
+            ctx, volume_id=volume.id, attachment_id=attachment_id, host=volume.host,
+            cluster_name=volume.cluster_name), undo=lambda: db_attachments.undo_detach(
+                db, attachment_id=attachment_id, status=before, force=force),
+            resource='Attachment', resource_id=attachment_id, what='attachment_delete')
     left = db_attachments.finish_detach(db, volume_id=volume.id, attachment_id=attachment_id)
     notifier.info(ctx, volume, 'detach.end', reload=True)
     return left
@@ -211,15 +218,23 @@ def attach(db, rpc, ctx, *, volume, instance_uuid: str | None, host_name: str | 
     _not_in_maintenance(volume, 'The volume cannot be attached in maintenance mode.')
     # NOTE(cinder): as Cinder, the volume gets readonly=False unless it has a flag already.
     admin = db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True)[volume.id]
-    if db_volumes.READONLY_KEY not in admin:
+    flagged = db_volumes.READONLY_KEY not in admin
+    if flagged:
         db_volumes.update_metadata(db, volume_id=volume.id, admin=True,
                                    metadata=db_volumes.readonly_flag(False))
     if db_volumes.is_readonly(admin) and mode != states.READ_ONLY:
         raise exception.InvalidVolumeAttachMode(mode=mode, volume_id=volume.id)
+    attached = len(db_attachments.of_volume(db, volume_id=volume.id))
+
+    def undo():
+        return not flagged or db_attachments.undo_readonly_flag(
+            db, volume_id=volume.id, attachments=attached)
     try:
-        rpc.volume.attach_volume(ctx, volume_id=volume.id, instance_uuid=instance_uuid,
-                                 host_name=host_name, mountpoint=mountpoint, mode=mode,
-                                 host=volume.host, cluster_name=volume.cluster_name)
+        casting.call(lambda: rpc.volume.attach_volume(
+            ctx, volume_id=volume.id, instance_uuid=instance_uuid, host_name=host_name,
+            mountpoint=mountpoint, mode=mode, host=volume.host,
+            cluster_name=volume.cluster_name), undo=undo, resource='Volume',
+            resource_id=volume.id, what='attach_volume')
     except exception.CinderlikeException as error:
         raise _remote('Error attaching volume', error, (
             exception.InvalidVolume, exception.InvalidUUID,

@@ -233,8 +233,11 @@ def import_record(conf, db, rpc, ctx, *, backup_service: str, backup_url: str):
         db, backup_id=record['id'], reserve=_reserver(conf, db, ctx, size or 0),
         values={'user_id': ctx.user_id, 'project_id': ctx.project_id, 'size': size})
     first = hosts.pop()
-    rpc.backup.import_record(ctx, backup_id=backup.id, backup_service=backup_service,
-                             backup_url=backup_url, backup_hosts=hosts, host=first)
+    casting.send(lambda: rpc.backup.import_record(
+        ctx, backup_id=backup.id, backup_service=backup_service, backup_url=backup_url,
+        backup_hosts=hosts, host=first),
+        undo=lambda: db_backups.undo_create(db, backup=backup, deltas=_deltas(size or 0)),
+        resource='Backup', resource_id=backup.id, what='import_record')
     return backup
 
 

@@ -8,6 +8,7 @@ under the group's row lock, so a refused request writes nothing and holds no quo
 from oslo_log import log as logging
 
 from cinderlike import exception, quota, rpc
+from cinderlike.api import casting
 from cinderlike.api.operations import groups as group_operations
 from cinderlike.api.operations import snapshots as snapshot_operations
 from cinderlike.api.operations.volumes import scope
@@ -75,21 +76,15 @@ def create(conf, db, rpc_clients, ctx, *, group_id: str, name=None, description=
         deltas = _deltas(conf, db, volumes)
         reservations = (quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
                                       deltas=deltas, session=s) if deltas else [])
-        row, snapshots = db_group_snapshots.create(db, session=s, volumes=volumes, values={
+        row, _snapshots = db_group_snapshots.create(db, session=s, volumes=volumes, values={
             'group_id': group_id, 'user_id': ctx.user_id, 'project_id': ctx.project_id,
             'name': name, 'description': description, 'group_type_id': locked.group_type_id})
         quota.commit(db, ctx, reservations, session=s)
-    try:
-        rpc_clients.volume.create_group_snapshot(ctx, group_snapshot_id=row.id, host=group.host,
-                                                 cluster_name=group.cluster_name)
-    except Exception:
-        LOG.exception('Group snapshot %s: cast to the volume service failed', row.id)
-        with db.writer() as s:
-            db_group_snapshots.MACHINE.finish(db, row_id=row.id, action='create', error=True,
-                                              session=s)
-            db_group_snapshots.finish_members(db, s, group_snapshot_id=row.id, error=True,
-                                              updates={snap.id: {} for snap in snapshots})
-        raise
+    casting.send(lambda: rpc_clients.volume.create_group_snapshot(
+        ctx, group_snapshot_id=row.id, host=group.host, cluster_name=group.cluster_name),
+        undo=lambda: db_group_snapshots.undo_create(
+            db, group_snapshot_id=row.id, project_id=row.project_id, deltas=deltas),
+        resource='GroupSnapshot', resource_id=row.id, what='create_group_snapshot')
     return row
 
 
@@ -101,10 +96,15 @@ def delete(db, rpc_clients, ctx, *, group_snapshot_id: str) -> None:
     gsnap = get(db, ctx, group_snapshot_id=group_snapshot_id)
     group = db_groups.get(db, group_id=gsnap.group_id)
     db_replication.assert_not_frozen(db, host=group.host, cluster_name=group.cluster_name)
-    db_group_snapshots.begin_delete(db, group_snapshot_id=group_snapshot_id,
-                                    project_id=scope(ctx))
-    rpc_clients.volume.delete_group_snapshot(ctx, group_snapshot_id=group_snapshot_id,
-                                             host=group.host, cluster_name=group.cluster_name)
+    _row, left = db_group_snapshots.begin_delete(db, group_snapshot_id=group_snapshot_id,
+                                                 project_id=scope(ctx))
+    casting.send(lambda: rpc_clients.volume.delete_group_snapshot(
+        ctx, group_snapshot_id=group_snapshot_id, host=group.host,
+        cluster_name=group.cluster_name),
+        undo=lambda: db_group_snapshots.undo_delete(
+            db, group_snapshot_id=group_snapshot_id, statuses=left),
+        resource='GroupSnapshot', resource_id=group_snapshot_id,
+        what='delete_group_snapshot')
 
 
 def reset_status(db, notifier, ctx, *, group_snapshot_id: str, status: str) -> None:

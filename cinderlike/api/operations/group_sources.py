@@ -10,6 +10,7 @@ scheduler places them. A refusal writes nothing and holds no quota.
 from oslo_log import log as logging
 
 from cinderlike import exception, quota
+from cinderlike.api import casting
 from cinderlike.api.operations import groups as group_operations
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import group_snapshots as db_group_snapshots
@@ -72,8 +73,9 @@ def _deltas(db, pairs) -> dict[str, int]:
     return total
 
 
-def _claim(db, s, group, pairs) -> None:
-    """Each new volume's capacity on its source's pool (Cinder's validate_host_capacity).
+def _claim(db, s, group, pairs) -> dict[str, int]:
+    """Each new volume's capacity on its source's pool (Cinder's validate_host_capacity);
+    the gigabytes claimed by pool.
 
     :raises InvalidGroup: a pool cannot take them.
     """
@@ -84,6 +86,8 @@ def _claim(db, s, group, pairs) -> None:
     for pool, size in sorted(wanted.items()):
         if not db_pools.claim(db, pool=pool, size_gb=size, session=s):
             raise exception.InvalidGroup(reason=f'No valid host to create group {group.id}.')
+    return wanted
+
 
 
 def create_from_src(conf, db, rpc_clients, ctx, *, name=None, description=None,
@@ -103,8 +107,9 @@ def create_from_src(conf, db, rpc_clients, ctx, *, name=None, description=None,
     with db.writer() as s:
         source, pairs = _sources(db, s, group_snapshot_id=group_snapshot_id,
                                  source_group_id=source_group_id)
+        deltas = _deltas(db, pairs)
         reservations = quota.reserve(db, ctx, conf=conf, project_id=ctx.project_id,
-                                     deltas=_deltas(db, pairs), session=s)
+                                     deltas=deltas, session=s)
         group = db_groups.create(db, session=s, volume_type_ids=db_groups.volume_type_ids(
             db, group_ids=[source.id], session=s)[source.id], values={
                 'user_id': ctx.user_id, 'project_id': ctx.project_id, 'name': name,
@@ -112,7 +117,7 @@ def create_from_src(conf, db, rpc_clients, ctx, *, name=None, description=None,
                 'availability_zone': source.availability_zone, 'host': source.host,
                 'cluster_name': source.cluster_name, 'group_snapshot_id': group_snapshot_id,
                 'source_group_id': source_group_id, 'replication_status': 'disabled'})
-        _claim(db, s, group, pairs)
+        claimed = _claim(db, s, group, pairs)
         for snap, volume in pairs:
             db_volumes.create(db, session=s, values={
                 'size': snap.volume_size if snap is not None else volume.size,
@@ -127,6 +132,9 @@ def create_from_src(conf, db, rpc_clients, ctx, *, name=None, description=None,
                 'scheduled_at': utcnow(), 'replication_status': 'disabled',
                 'display_name': volume.display_name})
         quota.commit(db, ctx, reservations, session=s)
-    rpc_clients.volume.create_group_from_src(ctx, group_id=group.id, host=group.host,
-                                             cluster_name=group.cluster_name)
+    casting.send(lambda: rpc_clients.volume.create_group_from_src(
+        ctx, group_id=group.id, host=group.host, cluster_name=group.cluster_name),
+        undo=lambda: db_groups.undo_create(db, group=group, deltas=deltas, claimed=claimed,
+                                           unplaced=False),
+        resource='Group', resource_id=group.id, what='create_group_from_src')
     return group

@@ -8,6 +8,7 @@ the scheduler then picks the one backend that serves every volume type of the gr
 from oslo_log import log as logging
 
 from cinderlike import exception, quota, rpc
+from cinderlike.api import casting
 from cinderlike.api.operations import group_members
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import group_types as db_group_types
@@ -16,6 +17,7 @@ from cinderlike.db import replication as db_replication
 from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.states import groups as states
 
 LOG = logging.getLogger(__name__)
 
@@ -93,12 +95,10 @@ def create(conf, db, rpc_clients, ctx, *, name, description, group_type: str,
             'availability_zone': zone,
             'volume_types': [{'id': t.id, 'name': t.name, 'extra_specs': dict(t.extra_specs)}
                              for t in vtypes]}
-    try:
-        rpc_clients.scheduler.create_group(ctx, group_id=group.id, request_spec=spec)
-    except Exception:
-        LOG.exception('Group %s: cast to the scheduler failed', group.id)
-        db_groups.fail_unplaced(db, group_id=group.id)
-        raise
+    casting.send(lambda: rpc_clients.scheduler.create_group(ctx, group_id=group.id,
+                                                            request_spec=spec),
+                 undo=lambda: db_groups.undo_create(db, group=group, deltas={'groups': 1}),
+                 resource='Group', resource_id=group.id, what='create_group to the scheduler')
     return group
 
 
@@ -117,10 +117,13 @@ def delete(conf, db, rpc_clients, ctx, *, group_id: str, delete_volumes: bool) -
                                     session=s)
                 return
     db_replication.assert_not_frozen(db, host=group.host, cluster_name=group.cluster_name)
-    group = db_groups.begin_delete(db, group_id=group_id, project_id=scope(ctx),
-                                   delete_volumes=delete_volumes)
-    rpc_clients.volume.delete_group(ctx, group_id=group_id, host=group.host,
-                                    cluster_name=group.cluster_name)
+    group, left = db_groups.begin_delete(db, group_id=group_id, project_id=scope(ctx),
+                                         delete_volumes=delete_volumes)
+    casting.send(lambda: rpc_clients.volume.delete_group(
+        ctx, group_id=group_id, host=group.host, cluster_name=group.cluster_name),
+        undo=lambda: db_groups.undo_delete(db, group_id=group_id, statuses=left,
+                                           delete_volumes=delete_volumes),
+        resource='Group', resource_id=group_id, what='delete_group')
 
 
 def update(db, rpc_clients, ctx, *, group_id: str, name=None, description=None,
@@ -153,11 +156,16 @@ def update(db, rpc_clients, ctx, *, group_id: str, name=None, description=None,
     if not added and not removed:
         db_groups.rename(db, group_id=group_id, project_id=scope(ctx), values=values)
         return
+    before = {key: getattr(group, key) for key in values}
     group = db_groups.MACHINE.begin(db, row_id=group_id, action='update',
                                     project_id=scope(ctx), values=values)
-    rpc_clients.volume.update_group(ctx, group_id=group_id, host=group.host,
-                                    cluster_name=group.cluster_name, add_volumes=added,
-                                    remove_volumes=removed)
+    # NOTE(undo): `update` begins from available only, so that is where it returns.
+    casting.send(lambda: rpc_clients.volume.update_group(
+        ctx, group_id=group_id, host=group.host, cluster_name=group.cluster_name,
+        add_volumes=added, remove_volumes=removed),
+        undo=lambda: db_groups.MACHINE.finish(db, row_id=group_id, action='update',
+                                              status=states.Status.AVAILABLE, values=before),
+        resource='Group', resource_id=group_id, what='update_group')
 
 
 def reset_status(db, notifier, ctx, *, group_id: str, status: str) -> None:

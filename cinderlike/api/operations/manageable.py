@@ -8,14 +8,17 @@ pool's capacity are taken by the volume service once the driver found the object
 
 from oslo_log import log as logging
 
-from cinderlike import exception, messages
+from cinderlike import exception, messages, quota
+from cinderlike.api import casting
 from cinderlike.api.operations import snapshots as snapshot_operations
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import services as db_services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import utcnow
+from cinderlike.db.models import Snapshot, Volume, utcnow
+from cinderlike.states.machine import PREVIOUS
+from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import AttachStatus, Status
 
 LOG = logging.getLogger(__name__)
@@ -115,12 +118,13 @@ def manage_volume(conf, db, rpc, ctx, *, host: str | None, cluster_name: str | N
                                   'volume_type_id': vtype.id},
             'volume_type': {'id': vtype.id, 'name': vtype.name,
                             'extra_specs': dict(vtype.extra_specs)}}
-    try:
-        rpc.scheduler.manage_existing(ctx, volume_id=volume.id, ref=ref, request_spec=spec)
-    except Exception:
-        LOG.exception('Volume %s: cast to the scheduler failed', volume.id)
-        db_volumes.MACHINE.finish(db, row_id=volume.id, action='manage', error=True)
-        raise
+    # NOTE(undo): the `managing` row holds no quota and no capacity yet; while still
+    # `managing` no volume service has adopted the object, so the row just goes.
+    casting.send(lambda: rpc.scheduler.manage_existing(ctx, volume_id=volume.id, ref=ref,
+                                                       request_spec=spec),
+                 undo=lambda: db_volumes.MACHINE.destroy(
+                     db, row_id=volume.id, where=[Volume.status == Status.MANAGING]),
+                 resource='Volume', resource_id=volume.id, what='manage_existing')
     return volume, vtype
 
 
@@ -142,8 +146,12 @@ def unmanage_volume(conf, db, rpc, ctx, *, volume_id: str) -> None:
     volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action='unmanage',
                                       project_id=scope(ctx),
                                       values={'terminated_at': utcnow()})
-    rpc.volume.delete_volume(ctx, volume_id=volume.id, host=volume.host,
-                             cluster_name=volume.cluster_name, unmanage_only=True)
+    casting.send(lambda: rpc.volume.delete_volume(
+        ctx, volume_id=volume.id, host=volume.host, cluster_name=volume.cluster_name,
+        unmanage_only=True), undo=lambda: db_volumes.MACHINE.finish(
+            db, row_id=volume.id, action='unmanage', status=PREVIOUS,
+            values={'terminated_at': None}),
+        resource='Volume', resource_id=volume.id, what='delete_volume (unmanage)')
 
 
 def manage_snapshot(conf, db, rpc, ctx, *, volume, ref, name=None, description=None,
@@ -156,18 +164,23 @@ def manage_snapshot(conf, db, rpc, ctx, *, volume, ref, name=None, description=N
     service_for(conf, db, host=volume.host, cluster_name=volume.cluster_name)
     # NOTE(workers): an adopted snapshot is settled by MACHINE.finish on the volume service
     # (volume/manage_existing.py), with no workers row, as Cinder's manage.
-    snapshot, _hold, _deltas = snapshot_operations.insert(
+    snapshot, _hold, deltas = snapshot_operations.insert(
         conf, db, ctx, volume_id=volume.id, name=name, description=description,
         metadata=metadata, allow_in_use=True, with_worker=False)
     spec = {'snapshot_id': snapshot.id, 'volume_properties': {'size': volume.size}}
-    try:
-        rpc.scheduler.manage_existing_snapshot(ctx, snapshot_id=snapshot.id,
-                                               volume_id=volume.id, ref=ref,
-                                               request_spec=spec)
-    except Exception:
-        LOG.exception('Snapshot %s: cast to the scheduler failed', snapshot.id)
-        db_snapshots.MACHINE.finish(db, row_id=snapshot.id, action='create', error=True)
-        raise
+    def undo():
+        with db.writer() as s:
+            if not db_snapshots.MACHINE.destroy(
+                    db, row_id=snapshot.id, session=s,
+                    where=[Snapshot.status == SnapshotStatus.CREATING]):
+                return False
+            quota.release_usage(db, project_id=snapshot.project_id, session=s,
+                                deltas={key: -amount for key, amount in deltas.items()})
+        return True
+    casting.send(lambda: rpc.scheduler.manage_existing_snapshot(
+        ctx, snapshot_id=snapshot.id, volume_id=volume.id, ref=ref, request_spec=spec),
+        undo=undo, resource='Snapshot', resource_id=snapshot.id,
+        what='manage_existing_snapshot')
     return snapshot
 
 
@@ -178,9 +191,14 @@ def unmanage_snapshot(db, rpc, ctx, *, snapshot_id: str) -> None:
     """
     snapshot = db_snapshots.get(db, snapshot_id=snapshot_id, project_id=scope(ctx))
     volume = db_volumes.get(db, volume_id=snapshot.volume_id)
-    snapshot = db_snapshots.MACHINE.begin(db, row_id=snapshot_id, action='unmanage')
-    rpc.volume.delete_snapshot(ctx, snapshot_id=snapshot.id, host=volume.host,
-                               cluster_name=volume.cluster_name, unmanage_only=True)
+    with db.writer() as s:
+        snapshot, before = db_snapshots.begin_delete(db, snapshot_id=snapshot_id,
+                                                     action='unmanage', session=s)
+    casting.send(lambda: rpc.volume.delete_snapshot(
+        ctx, snapshot_id=snapshot.id, host=volume.host, cluster_name=volume.cluster_name,
+        unmanage_only=True), undo=lambda: db_snapshots.MACHINE.finish(
+            db, row_id=snapshot.id, action='unmanage', status=before),
+        resource='Snapshot', resource_id=snapshot.id, what='delete_snapshot (unmanage)')
 
 
 def sort_order(pairs) -> tuple[list[str], list[str]]:

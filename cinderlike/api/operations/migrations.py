@@ -5,8 +5,10 @@ migrate_volume_completion): lookups, per-type quota, the CAS via db/, the RPC ca
 from oslo_log import log as logging
 
 from cinderlike import exception, quota
+from cinderlike.api import casting
 from cinderlike.db import migrations_status as db_migrations
 from cinderlike.db import qos_specs as db_qos_specs
+from cinderlike.db import reservations as db_reservations
 from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
@@ -14,6 +16,7 @@ from cinderlike.db.models import Volume
 from cinderlike.policies import volumes as volume_policy
 from cinderlike.states import migrations as migration_states
 from cinderlike.states import volumes as states
+from cinderlike.states.machine import PREVIOUS
 
 LOG = logging.getLogger(__name__)
 
@@ -79,6 +82,7 @@ def retype(conf, db, rpc, enforcer, ctx, *, volume, new_type: str,
     # QoS (the hypervisor applies it); the qos specs compared are the types' own.
     if _frontend_qos(db, volume.volume_type_id) != _frontend_qos(db, target.id):
         where.append(Volume.status != states.Status.IN_USE)
+    multiattach = volume.multiattach
     try:
         volume = db_volumes.MACHINE.begin(
             db, row_id=volume.id, action='retype', where=where,
@@ -93,8 +97,25 @@ def retype(conf, db, rpc, enforcer, ctx, *, volume, new_type: str,
     zones = target.extra_specs.get('RESKEY:availability_zones')
     spec['availability_zones'] = ([z.strip() for z in zones.split(',') if z.strip()]
                                   if zones else [volume.availability_zone])
-    rpc.scheduler.retype(ctx, volume_id=volume.id, request_spec=spec)
+    casting.send(lambda: rpc.scheduler.retype(ctx, volume_id=volume.id, request_spec=spec),
+                 undo=lambda: _undo_retype(db, volume, multiattach=multiattach,
+                                           reservations=reservations + old_reservations),
+                 resource='Volume', resource_id=volume.id, what='retype to the scheduler')
     LOG.info('Retype volume request issued successfully for %s.', volume.id)
+
+
+def _undo_retype(db, volume, *, multiattach: bool, reservations: list[str]) -> bool:
+    """One transaction: the volume back from `retyping` (its multiattach too) and the
+    per-type reservations rolled back; False when it left `retyping` or a migration began
+    (the scheduler took the retype up)."""
+    with db.writer() as s:
+        if not db_volumes.MACHINE.finish(
+                db, row_id=volume.id, action='retype', status=PREVIOUS, session=s,
+                values={'multiattach': multiattach},
+                where=[Volume.migration_status.is_not_distinct_from(volume.migration_status)]):
+            return False
+        db_reservations.rollback(db, reservations=reservations, session=s)
+    return True
 
 
 def _properties(volume, *, type_id: str) -> dict:
@@ -129,13 +150,17 @@ def migrate_volume(conf, db, rpc, ctx, *, volume, host: str | None, cluster_name
     service = _live_service(conf, db, host=host, cluster_name=cluster_name)
     # NOTE(cluster): as Cinder, a host in a cluster is migrated to as its cluster.
     cluster_name = service.cluster_name
+    before = volume.migration_status
     volume = db_migrations.begin(db, volume_id=volume.id, host=host, cluster_name=cluster_name,
                                  lock_volume=lock_volume)
     vtype = db_types.get(db, type_id=volume.volume_type_id)
     spec = {'volume_id': volume.id, 'volume_type': _type_spec(vtype),
             'volume_properties': _properties(volume, type_id=vtype.id)}
-    rpc.scheduler.migrate_volume(ctx, volume_id=volume.id, backend=cluster_name or host,
-                                 force_host_copy=force_host_copy, request_spec=spec)
+    casting.send(lambda: rpc.scheduler.migrate_volume(
+        ctx, volume_id=volume.id, backend=cluster_name or host,
+        force_host_copy=force_host_copy, request_spec=spec),
+        undo=lambda: db_migrations.undo_begin(db, volume_id=volume.id, migration_status=before),
+        resource='Volume', resource_id=volume.id, what='migrate_volume to the scheduler')
     LOG.info('Migrate volume request issued successfully for %s.', volume.id)
 
 

@@ -4,6 +4,7 @@ thaw_host, failover and the services controller's set-log / get-log)."""
 import contextlib
 
 from cinderlike import exception, log_levels
+from cinderlike.api import casting
 from cinderlike.db import replication
 from cinderlike.db import services as db_services
 from cinderlike.states import replication as rep_states
@@ -29,10 +30,16 @@ def freeze(db, rpc, ctx, *, host, cluster_name) -> None:
 
     :raises InvalidInput, InvalidParameterValue:
     """
+    previous = {}
     with _service_lookup():
         services = replication.change(db, host=host, cluster_name=cluster_name,
-                                      field='frozen', expected=[False], value=True)
-    rpc.volume.freeze_host(ctx, host=services[0].host, cluster_name=services[0].cluster_name)
+                                      field='frozen', expected=[False], value=True,
+                                      previous=previous)
+    casting.call(lambda: rpc.volume.freeze_host(ctx, host=services[0].host,
+                                                cluster_name=services[0].cluster_name),
+                 undo=lambda: replication.restore(db, field='frozen', value=True,
+                                                  previous=previous),
+                 resource='Service', resource_id=services[0].host, what='freeze_host')
 
 
 def thaw(db, rpc, ctx, *, host, cluster_name) -> str | None:
@@ -40,11 +47,16 @@ def thaw(db, rpc, ctx, *, host, cluster_name) -> str | None:
 
     :raises InvalidInput, InvalidParameterValue:
     """
+    previous = {}
     with _service_lookup():
         services = replication.change(db, host=host, cluster_name=cluster_name,
-                                      field='frozen', expected=[True], value=False)
-    if not rpc.volume.thaw_host(ctx, host=services[0].host,
-                                cluster_name=services[0].cluster_name):
+                                      field='frozen', expected=[True], value=False,
+                                      previous=previous)
+    if not casting.call(lambda: rpc.volume.thaw_host(ctx, host=services[0].host,
+                                                     cluster_name=services[0].cluster_name),
+                        undo=lambda: replication.restore(db, field='frozen', value=False,
+                                                         previous=previous),
+                        resource='Service', resource_id=services[0].host, what='thaw_host'):
         return THAW_FAILED
     return None
 
@@ -54,13 +66,18 @@ def failover(conf, db, rpc, ctx, *, host, cluster_name, backend_id) -> None:
 
     :raises InvalidInput: (Cinder's wording) when the backend does not replicate or is down.
     """
+    previous = {}
     with _service_lookup():
         services = replication.change(
             db, host=host, cluster_name=cluster_name, field='replication_status',
             expected=rep_states.FAILOVER_FROM, value=rep_states.Status.FAILING_OVER,
-            down_time=conf.service_down_time)
-    rpc.volume.failover_host(ctx, host=services[0].host, cluster_name=services[0].cluster_name,
-                             secondary_backend_id=backend_id)
+            down_time=conf.service_down_time, previous=previous)
+    casting.send(lambda: rpc.volume.failover_host(
+        ctx, host=services[0].host, cluster_name=services[0].cluster_name,
+        secondary_backend_id=backend_id), undo=lambda: replication.restore(
+            db, field='replication_status', value=rep_states.Status.FAILING_OVER,
+            previous=previous), resource='Service', resource_id=services[0].host,
+        what='failover_host')
 
 
 def log_targets(db, conf, *, binary, server) -> tuple[list[str], list]:

@@ -22,8 +22,10 @@ def _require(req: falcon.Request, version: str = mv.NEW_ATTACH) -> None:
 
 
 def _server_error(action: str, error: exception.CinderlikeException):
-    """Cinder's 500 for a failure other than a refusal (its attachments controller)."""
-    if isinstance(error, (exception.Invalid, exception.NotFound, exception.NotAuthorized)):
+    """Cinder's 500 for a failure other than a refusal (its attachments controller); a
+    call that could not be sent (undone) keeps its 503."""
+    if isinstance(error, (exception.Invalid, exception.NotFound, exception.NotAuthorized,
+                          exception.TemporarilyUnavailable)):
         return error
     return falcon.HTTPInternalServerError(description=f'Unable to {action} ({error.msg}).')
 
