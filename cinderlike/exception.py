@@ -643,6 +643,13 @@ class BackupDriverNotFound(NotFound):
     msg_fmt = 'Backup driver %(name)s could not be found.'
 
 
+class ServiceUserTokenNoAuth(CinderlikeException):
+    """send_service_user_token is set but [service_user] loads no auth plugin."""
+    msg_fmt = ('The [service_user] send_service_user_token option was requested, but no '
+               'service auth could be loaded. Please check the [service_user] configuration '
+               'section.')
+
+
 class BackupDriverException(CinderlikeException):
     """A backup driver failed; the backup ends in an error status with this reason."""
     msg_fmt = 'Backup driver reported an error: %(reason)s'

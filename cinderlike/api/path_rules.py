@@ -8,6 +8,10 @@ import falcon
 
 # The two version documents, the only paths Cinder serves with a trailing '/'.
 _SLASHED = ('/', '/v3/')
+# NOTE(methods): Cinder's mapper matches the method as part of the route, so a method no
+# route takes is a 404: OPTIONS (falcon would answer one) and any method falcon does not
+# know (`FOO`, `get`: falcon's 400 'Invalid HTTP method').
+_ROUTED = frozenset(falcon.COMBINED_METHODS) - {'OPTIONS'}
 
 
 class PathRules:
@@ -26,6 +30,5 @@ class PathRules:
             resp.location = req.root_path + '/v3/'
             resp.content_type = 'text/plain; charset=utf8'
             resp.complete = True
-        elif (req.path.endswith('/') and req.path not in _SLASHED) or req.method == 'OPTIONS':
-            # NOTE(options): Cinder's mapper routes no OPTIONS (falcon would answer one).
+        elif (req.path.endswith('/') and req.path not in _SLASHED) or req.method not in _ROUTED:
             raise falcon.HTTPNotFound()

@@ -21,13 +21,14 @@ from cinderlike.conf import (
     rpc,
     scheduler,
     scheduler_filters,
+    service_user,
     transfers,
     volume,
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
             quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck,
-            metrics, key_manager)
+            metrics, key_manager, service_user)
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:

@@ -129,6 +129,16 @@ def create(db, *, values: dict, session=None) -> Transfer:
     return row
 
 
+def set_encryption_key(db, *, volume_id: str, key_id: str, session=None) -> None:
+    """Point the volume and its snapshots at *key_id*, its key moved to another owner."""
+    with db.writer(session) as s:
+        s.execute(sa.update(Volume).where(Volume.id == volume_id).values(
+            encryption_key_id=key_id))
+        s.execute(sa.update(Snapshot).where(Snapshot.volume_id == volume_id,
+                                            Snapshot.deleted.is_(False)).values(
+            encryption_key_id=key_id))
+
+
 def _close(s, transfer_id: str, **values) -> bool:
     """Soft-delete the open transfer row (with *values*); False when it is closed already."""
     return bool(conditional.update(

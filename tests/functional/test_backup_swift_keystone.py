@@ -1,10 +1,12 @@
 """The Swift backup driver with Keystone (tests/fixtures/keystone.py) in front of a real Swift:
 per_user with a user's token and the catalog keystonemiddleware hands the API, single_user
-with Keystone v3 credentials."""
+with Keystone v3 credentials, and backup_swift_service_auth's X-Service-Token on accounts
+whose Swift demands one."""
 
 import contextlib
 
 import pytest
+from keystoneauth1 import loading as ks_loading
 
 from cinderlike import context as cl_context
 from cinderlike import exception
@@ -117,3 +119,54 @@ def test_single_user_with_keystone_v3(keystone_swift):
                 backup_swift_auth_version='3', backup_swift_user=alice.name,
                 backup_swift_key='wrong', backup_swift_project=alice.project_name,
                 backup_swift_user_domain='Default', backup_swift_project_domain='Default')
+
+
+def _service_auth(keystone, server, ctx, service_user, *, send=True):
+    """A per_user driver on the SERVICE_PREFIX accounts, with backup_swift_service_auth and
+    *service_user*'s credentials in [service_user]."""
+    driver = _driver(server, context=ctx, backup_swift_auth='per_user',
+                     backup_swift_url=f'{server.endpoint}/v1/{swift_fixtures.SERVICE_PREFIX}',
+                     backup_swift_service_auth=True)
+    conf = driver.conf
+    conf.register_opts(ks_loading.get_auth_plugin_conf_options('password'),
+                       group='service_user')
+    for name, value in {'send_service_user_token': send, 'auth_type': 'password',
+                        'auth_url': keystone.auth_url, 'username': service_user.name,
+                        'password': service_user.password,
+                        'project_name': service_user.project_name,
+                        'user_domain_name': 'Default',
+                        'project_domain_name': 'Default'}.items():
+        conf.set_override(name, value, group='service_user')
+    return driver
+
+
+def test_service_auth_sends_the_service_token_swift_demands(keystone_swift):
+    """Swift's keystoneauth takes the SVC_ account only with an X-Service-Token of a user
+    holding the `service` role: the backup and its restore pass with Cinder's service user,
+    and are refused without the token or with a token lacking the role."""
+    keystone, server, users = keystone_swift
+    cinder = keystone.user('cinder', project_name='service', roles=('service',))
+    ctx = _context(keystone, users['alice'])
+    driver = _service_auth(keystone, server, ctx, cinder)
+    data = _pattern(2 * MiB)
+    backup = stored(b := ref(), driver.backup(b, VolumeFile(data)))
+    assert sha(_restore(driver, backup, len(data))) == sha(data)
+    assert driver.conn.url.endswith(f'/v1/SVC_{ctx.project_id}')
+
+    unsent = _service_auth(keystone, server, ctx, cinder, send=False)
+    with pytest.raises(exception.SwiftConnectionFailed, match='403'):
+        _restore(unsent, backup, len(data))
+    not_a_service = _service_auth(keystone, server, ctx, users['bob'])
+    with pytest.raises(exception.SwiftConnectionFailed, match='403'):
+        _restore(not_a_service, backup, len(data))
+    driver.delete_backup(backup)
+
+
+def test_service_auth_without_a_service_user_plugin_is_cinders_error(keystone_swift):
+    keystone, server, users = keystone_swift
+    driver = _driver(server, context=_context(keystone, users['alice']),
+                     backup_swift_auth='per_user', backup_swift_service_auth=True,
+                     backup_swift_url=f'{server.endpoint}/v1/{swift_fixtures.SERVICE_PREFIX}')
+    driver.conf.set_override('send_service_user_token', True, group='service_user')
+    with pytest.raises(exception.ServiceUserTokenNoAuth):
+        driver.backup(ref(), VolumeFile(_pattern(MiB)))

@@ -2,7 +2,9 @@
 
 The auth key is random, returned once and stored only as HMAC-SHA1(salt, key). Accepting
 moves the volume, its snapshots and their quota usage to the accepting project in one
-transaction, so a lost race or a refused quota leaves everything as it was.
+transaction, so a lost race or a refused quota leaves everything as it was. An encrypted
+volume (3.70) takes its key along: offering, withdrawing and accepting each move it with
+the key manager, as Cinder's keymgr/transfer.py.
 """
 
 import hashlib
@@ -11,7 +13,7 @@ import os
 
 from oslo_log import log as logging
 
-from cinderlike import exception, quota
+from cinderlike import exception, key_manager, quota
 from cinderlike.api import listing
 from cinderlike.db import reservations as db_reservations
 from cinderlike.db import transfers as db_transfers
@@ -64,12 +66,30 @@ def get_all(db, ctx, *, filters: dict, marker=None, limit=None, offset=None, sor
 def _refuse_encrypted(volume, *, no_snapshots: bool, allow_encrypted: bool) -> None:
     if volume.encryption_key_id is None:
         return
-    if allow_encrypted and no_snapshots:
+    if not allow_encrypted:
+        raise exception.InvalidVolume(reason='transferring encrypted volume is not supported')
+    if no_snapshots:
         raise exception.InvalidVolume(reason='transferring an encrypted volume without its '
                                              'snapshots is not supported')
-    # NOTE(keymgr): from 3.70 Cinder hands the key to its service project in the key
-    # manager; cinderlike has no key manager, so an encrypted volume never transfers.
-    raise exception.InvalidVolume(reason='transferring encrypted volume is not supported')
+
+
+def _move_key(conf, db, ctx, *, volume) -> None:
+    """Cinder's KeyTransfer.transfer_key: the encrypted *volume*'s key stored anew, the
+    volume and its snapshots pointed at the copy, the old key deleted.
+
+    NOTE(service_context): Cinder stores the copy as its service user while the offer is
+    open and as the recipient once accepted; ConfKeyManager's one key belongs to no one,
+    so its store answers FIXED_KEY_ID again and its delete keeps the key.
+    :raises KeyManagerError: nothing moved (a 500, as Cinder's castellan error).
+    """
+    if volume.encryption_key_id is None:
+        return
+    keys = key_manager.from_conf(conf)
+    old = volume.encryption_key_id
+    new = keys.store(ctx, keys.get(ctx, old))
+    db_transfers.set_encryption_key(db, volume_id=volume.id, key_id=new)
+    keys.delete(ctx, old)
+    volume.encryption_key_id = new
 
 
 def create(conf, db, ctx, *, volume, name: str | None, no_snapshots: bool,
@@ -95,17 +115,26 @@ def create(conf, db, ctx, *, volume, name: str | None, no_snapshots: bool,
         'volume_id': volume.id, 'display_name': name, 'salt': salt,
         'crypt_hash': crypt_hash(salt, auth_key), 'expires_at': None,
         'no_snapshots': no_snapshots, 'source_project_id': volume.project_id})
+    try:
+        _move_key(conf, db, ctx, volume=volume)
+    except Exception:
+        LOG.error('Failed to transfer keys for %s', volume.id)
+        db_transfers.destroy(db, transfer=transfer)
+        raise
     notifier.info(ctx, volume, 'transfer.create.end')
     return transfer, auth_key
 
 
-def delete(db, ctx, *, transfer, volume, notifier) -> None:
-    """Withdraw the offer; the volume is available to its owner again.
+def delete(conf, db, ctx, *, transfer, volume, notifier) -> None:
+    """Withdraw the offer; the volume (and its key) is its owner's again.
 
     :raises TransferNotFound: when it was accepted or deleted meanwhile.
     """
     notifier.info(ctx, volume, 'transfer.delete.start')
     db_transfers.destroy(db, transfer=transfer)
+    # NOTE(key_order): after the row is closed (Cinder moves the key first), so that an
+    # accept winning the race keeps the key it took.
+    _move_key(conf, db, ctx, volume=volume)
     notifier.info(ctx, volume, 'transfer.delete.end')
 
 
@@ -181,14 +210,20 @@ def accept(conf, db, ctx, *, transfer_id: str, auth_key, notifier):
                     reservations=reservations, session=session)
         db_transfers.accept(db, transfer=transfer, snapshots=snapshots, user_id=ctx.user_id,
                             project_id=ctx.project_id, session=session)
+    key_moved = False
     try:
         if volume.status == states.Status.MAINTENANCE:
             raise exception.InvalidVolume(
                 reason='The volume cannot accept transfer in maintenance mode.')
         # NOTE(driver_hook): Cinder calls the backend's accept_transfer here, for drivers
         # that tie export credentials to the project; the fake and file drivers tie none.
+        _move_key(conf, db, ctx, volume=volume)
+        key_moved = True
         db_reservations.retried(db, move)
     except Exception:
+        if key_moved:
+            # NOTE(key_back): as Cinder, another move gives the key back to the offer.
+            _move_key(conf, db, ctx, volume=volume)
         quota.rollback(db, ctx, reservations)
         raise
     LOG.info('Volume %s has been transferred.', volume.id)

@@ -130,7 +130,7 @@ class Transfer(_Base):
         volume = volume_operations.get(self._db, ctx, volume_id=transfer.volume_id)
         self._enforcer.authorize(ctx, policy.DELETE_POLICY,
                                  {'project_id': volume.project_id, 'user_id': volume.user_id})
-        operations.delete(self._db, ctx, transfer=transfer, volume=volume,
+        operations.delete(self._conf, self._db, ctx, transfer=transfer, volume=volume,
                           notifier=self._notifier)
         resp.status = falcon.HTTP_202
 

@@ -2,7 +2,8 @@
 
 Cinder's options, layout and auth modes: `per_user` uses the request's token on
 `backup_swift_url` + project (or the token's catalog), `single_user` logs in as
-`backup_swift_user` (tempauth/auth v1, Keystone v2 or v3). Objects are named
+`backup_swift_user` (tempauth/auth v1, Keystone v2 or v3); `backup_swift_service_auth` adds
+the [service_user] token (X-Service-Token) to every object request. Objects are named
 `volume_<vol>/<YYYYmmddHHMMSS>/az_<az>_backup_<id>-00001`… in `backup_swift_container`.
 """
 
@@ -14,7 +15,7 @@ from oslo_log import log as logging
 from swiftclient import client as swift
 from swiftclient import exceptions as swift_exc
 
-from cinderlike import exception
+from cinderlike import exception, service_auth
 from cinderlike.drivers.backup import chunked
 
 LOG = logging.getLogger(__name__)
@@ -59,6 +60,10 @@ DRIVER_OPTS = [
     cfg.StrOpt('backup_swift_ca_cert_file', help='CA bundle to verify Swift\'s certificate.'),
     cfg.BoolOpt('backup_swift_auth_insecure', default=False,
                 help='Do not verify Swift\'s TLS certificate.'),
+    cfg.BoolOpt('backup_swift_service_auth', default=False,
+                help='Send a X-Service-Token header with service auth credentials. If '
+                     'enabled you also must set the service_user group and enable '
+                     'send_service_user_token.'),
     cfg.StrOpt('backup_swift_region_name',
                help='Region of the catalog endpoints to use.'),
 ]
@@ -118,8 +123,9 @@ class _Uploader:
     Connection of their own, used by one of them at a time.
     """
 
-    def __init__(self, connect):
+    def __init__(self, connect, headers):
         self._connect = connect
+        self._headers = headers
         self._conn = None
         self._thread = None
         self._error = None
@@ -146,7 +152,8 @@ class _Uploader:
             md5 = hashlib.md5(data, usedforsecurity=False).hexdigest()
             # Swift checks the ETag against what it received and refuses a mismatch.
             etag = _call(self._conn.put_object, container, name, _Body(data),
-                         content_length=len(data), etag=md5, chunk_size=_SEND_SIZE)
+                         content_length=len(data), etag=md5, chunk_size=_SEND_SIZE,
+                         headers=self._headers())
             if etag != md5:
                 raise exception.SwiftConnectionFailed(
                     reason=f'object {name}: Swift stored md5 {etag}, sent {md5}')
@@ -192,7 +199,8 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
     def __init__(self, conf, *, context=None):
         super().__init__(conf, context=context)
         self._conn = None
-        self._uploader = _Uploader(self._connect)
+        self._service_token = service_auth.ServiceToken(conf)
+        self._uploader = _Uploader(self._connect, self._headers)
 
     @property
     def enable_progress_timer(self) -> bool:
@@ -212,6 +220,14 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
         if self._conn is None:
             self._conn = self._connect()
         return self._conn
+
+    def _headers(self, headers: dict | None = None) -> dict | None:
+        """*headers* of an object request, with the service token when
+        backup_swift_service_auth (Cinder's _headers). :raises ServiceUserTokenNoAuth:"""
+        if not self.conf.backup_swift_service_auth:
+            return headers
+        token = self._service_token.get()
+        return {**(headers or {}), 'X-Service-Token': token} if token else headers
 
     def _connect(self) -> swift.Connection:
         conf = self.conf
@@ -284,7 +300,7 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
 
     def put_container(self, container: str) -> None:
         try:
-            _call(self.conn.head_container, container)
+            _call(self.conn.head_container, container, headers=self._headers())
             return
         except swift_exc.ClientException:
             pass   # 404: _call raised the others as SwiftConnectionFailed
@@ -294,12 +310,12 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
                        'is False')
         policy = self.conf.backup_swift_create_storage_policy
         _call(self.conn.put_container, container,
-              headers={'X-Storage-Policy': policy} if policy else None)
+              headers=self._headers({'X-Storage-Policy': policy} if policy else None))
 
     def list_objects(self, container: str, prefix: str) -> list[str]:
         try:
             _headers, listing = _call(self.conn.get_container, container, prefix=prefix,
-                                      full_listing=True)
+                                      full_listing=True, headers=self._headers())
         except swift_exc.ClientException:
             return []
         return [entry['name'] for entry in listing]
@@ -313,14 +329,14 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
     def read_object(self, container: str, name: str):
         try:
             _headers, body = _call(self.conn.get_object, container, name,
-                                   resp_chunk_size=self.piece_size)
+                                   resp_chunk_size=self.piece_size, headers=self._headers())
         except swift_exc.ClientException:
             raise exception.BackupObjectNotFound(name=name, container=container) from None
         return _pieces(body, name)
 
     def delete_object(self, container: str, name: str) -> None:
         try:
-            _call(self.conn.delete_object, container, name)
+            _call(self.conn.delete_object, container, name, headers=self._headers())
         except swift_exc.ClientException:
             pass   # already gone
 

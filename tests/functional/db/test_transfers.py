@@ -1,7 +1,8 @@
 """Volume transfers racing on real PostgreSQL and MariaDB.
 
 Two requests released together by a barrier, each on its own connection: two accepts of one
-transfer (into one project or two), an accept against a delete, two offers of one volume.
+transfer (into one project or two), an accept against a delete (of an encrypted volume too,
+its key moved by the fixed-key manager), two offers of one volume.
 Exactly one wins, the other gets Cinder's 4xx, and the quota usage is counted once.
 """
 
@@ -11,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from cinderlike import conf as cl_conf
-from cinderlike import exception, notifications, quota
+from cinderlike import exception, key_manager, notifications, quota
 from cinderlike.api.operations import transfers as operations
 from cinderlike.context import RequestContext
 from cinderlike.db import transfers as db_transfers
@@ -45,8 +46,10 @@ def _usage(db, project_id) -> dict[str, tuple[int, int]]:
             sa.select(QuotaUsage).where(QuotaUsage.project_id == project_id))}
 
 
-def _offer(db, conf, *, snapshots=0):
-    """A donor project's 2G volume (usage counted) with *snapshots*, offered; (ids, key)."""
+def _offer(db, conf, *, snapshots=0, key_id=None):
+    """A donor project's 2G volume (usage counted) with *snapshots*, offered; (ids, key).
+
+    *key_id*: the volume and its snapshots are encrypted with it (offered at 3.70)."""
     donor = _project()
     type_id = db_types.get_by_name(db, name='__DEFAULT__').id
     deltas = quota.volume_deltas(size=2, volume_type_name='__DEFAULT__')
@@ -56,14 +59,16 @@ def _offer(db, conf, *, snapshots=0):
     quota.commit(db, None, quota.reserve(db, None, conf=conf, project_id=donor, deltas=deltas))
     volume = db_volumes.create(db, values={
         'status': 'available', 'size': 2, 'host': 'node@fake#pool', 'project_id': donor,
-        'user_id': 'donor', 'volume_type_id': type_id, 'attach_status': 'detached'})
+        'user_id': 'donor', 'volume_type_id': type_id, 'attach_status': 'detached',
+        'encryption_key_id': key_id})
     with db.writer() as s:
         s.add_all(Snapshot(id=str(uuid.uuid4()), volume_id=volume.id, status='available',
                            project_id=donor, user_id='donor', volume_size=2,
-                           volume_type_id=type_id) for _ in range(snapshots))
+                           volume_type_id=type_id, encryption_key_id=key_id)
+                  for _ in range(snapshots))
     notifier = notifications.VolumeNotifier(conf, db, host='api')
     transfer, key = operations.create(conf, db, _ctx(donor), volume=volume, name='race',
-                                      no_snapshots=False, allow_encrypted=False,
+                                      no_snapshots=False, allow_encrypted=key_id is not None,
                                       notifier=notifier)
     return donor, volume.id, transfer.id, key
 
@@ -147,6 +152,36 @@ def test_accept_against_delete_one_wins(db, conf, attempt):
         assert isinstance(losers[0], exception.TransferNotFound) and losers[0].code == 404
         assert (volume.status, volume.project_id) == ('available', taker)
         _counted_once(db, taker, donor)
+
+
+@pytest.mark.parametrize('attempt', range(ATTEMPTS))
+def test_an_encrypted_volume_accepted_against_its_withdrawal_keeps_its_key(db, conf, attempt):
+    conf.set_override('backend', key_manager.CONF_KEY_MANAGERS[0], group='key_manager')
+    conf.set_override('fixed_key', '0123456789abcdef' * 4, group='key_manager')
+    donor, volume_id, transfer_id, key = _offer(db, conf, snapshots=1,
+                                                key_id=key_manager.FIXED_KEY_ID)
+    taker = _project()
+    transfer = db_transfers.get(db, transfer_id=transfer_id)
+    volume = db_volumes.get(db, volume_id=volume_id)
+    notifier = notifications.VolumeNotifier(conf, db, host='api')
+    results = race(_accept(db, conf, taker, transfer_id, key),
+                   lambda: operations.delete(conf, db, _ctx(donor), transfer=transfer,
+                                             volume=volume, notifier=notifier))
+    winners, losers = split(results)
+    assert len(winners) == 1 and len(losers) == 1
+    owner = donor if results[0] is losers[0] else taker
+    if owner == donor:
+        _lost_race(losers[0], transfer_id, volume_id)
+    else:
+        assert isinstance(losers[0], exception.TransferNotFound)
+        _counted_once(db, taker, donor, snapshots=1)
+    volume = db_volumes.get(db, volume_id=volume_id)
+    with db.reader() as s:
+        snapshot_keys = set(s.scalars(sa.select(Snapshot.encryption_key_id).where(
+            Snapshot.volume_id == volume_id)))
+    assert (volume.status, volume.project_id, volume.encryption_key_id) == (
+        'available', owner, key_manager.FIXED_KEY_ID)
+    assert snapshot_keys == {key_manager.FIXED_KEY_ID}
 
 
 @pytest.mark.parametrize('attempt', range(ATTEMPTS))

@@ -1,6 +1,7 @@
 """Encrypted volume types end to end with the fixed-key manager ([key_manager] backend =
 Cinder's ConfKeyManager): four daemons on RabbitMQ and PostgreSQL, then MariaDB, one `file`
-backend; and os-hosts over what they hold.
+backend; and os-hosts over what they hold; and an encrypted volume transferred to another
+project (3.70) through python-cinderclient, its key id and its bytes kept.
 
 The file driver stores what the attaching host writes (os-brick encrypts on that host for
 `front-end`); the test checks the bytes and the key id travel through clone and snapshot.
@@ -8,8 +9,12 @@ The file driver stores what the attaching host writes (os-brick encrypts on that
 
 import hashlib
 import os
+import uuid
 
 import pytest
+from cinderclient import client as cinder_client
+from cinderclient.contrib import noauth
+from keystoneauth1 import session
 
 from cinderlike.key_manager import FIXED_KEY_ID
 from tests.functional.clients.test_cinderclient import cinder  # noqa: F401 - fixture
@@ -123,3 +128,34 @@ def test_encrypted_volumes_keep_their_key_and_data(stack, cinder):  # noqa: F811
         _delete(stack, gone['id'])
     stack.ok('DELETE', f"{V}/types/{vtype['id']}/encryption/x", expect=202)
     assert stack.ok('GET', f"{V}/types/{vtype['id']}/encryption", expect=200) == {}
+
+
+def test_an_encrypted_volume_transfers_with_its_key_from_3_70(stack, cinder):  # noqa: F811
+    vtype = stack.ok('POST', f'{V}/types', {'volume_type': {
+        'name': 'encrypted-transfer', 'extra_specs': {'volume_backend_name': 'file1'}}},
+        expect=200)['volume_type']
+    stack.ok('POST', f"{V}/types/{vtype['id']}/encryption", {'encryption': LUKS}, expect=200)
+    volume = _create_volume(stack, size=1, volume_type='encrypted-transfer')
+    payload = os.urandom(1 << 20)
+    with open(_file(stack, volume['id']), 'r+b') as data:
+        data.write(payload)
+    refused = stack.request('POST', f'{V}/volume-transfers',
+                            {'transfer': {'volume_id': volume['id']}}, version='3.69')
+    assert refused == (400, {'badRequest': {'code': 400, 'message': (
+        'Invalid volume: transferring encrypted volume is not supported')}})
+
+    transfer = cinder.transfers.create(volume['id'], name='encrypted')
+    taker_project = f'taker-{uuid.uuid4().hex[:8]}'
+    taker = cinder_client.Client('3.71', session=session.Session(auth=noauth.CinderNoAuthPlugin(
+        'taker', taker_project, endpoint=f'http://127.0.0.1:{stack.api_port}/v3')))
+    taker.transfers.accept(transfer.id, transfer.auth_key)
+    moved = taker.volumes.get(volume['id'])
+    assert (moved.status, getattr(moved, 'os-vol-tenant-attr:tenant_id')) == (
+        'available', taker_project)
+    assert dict(taker.volumes.get_encryption_metadata(volume['id'])) == {
+        'encryption_key_id': FIXED_KEY_ID, **LUKS}
+    assert _sha256(_file(stack, volume['id']), len(payload)) == \
+        hashlib.sha256(payload).hexdigest()
+    taker.volumes.delete(volume['id'])
+    wait_for(lambda: stack.request('GET', f"{V}/volumes/{volume['id']}")[0] == 404,
+             timeout=SETTLE, what='the transferred volume to be deleted')

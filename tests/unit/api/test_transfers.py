@@ -89,8 +89,6 @@ def _snapshot_volume(db, conf, status):
 @pytest.mark.parametrize('setup, extra, version, message', [
     (lambda db, conf: (owned_volume(db, conf, status='in-use'), None), {}, None,
      'Invalid volume: status must be available'),
-    (lambda db, conf: (owned_volume(db, conf, encryption_key_id=UUID), None), {}, '3.70',
-     'Invalid volume: transferring encrypted volume is not supported'),
     (lambda db, conf: (owned_volume(db, conf, encryption_key_id=UUID), None), {}, '3.69',
      'Invalid volume: transferring encrypted volume is not supported'),
     (lambda db, conf: (owned_volume(db, conf, encryption_key_id=UUID), None),

@@ -90,7 +90,9 @@ class _Conn:
     def __init__(self, etag=None):
         self.puts, self.etag = [], etag
 
-    def put_object(self, container, name, body, *, content_length, etag, chunk_size):
+    def put_object(self, container, name, body, *, content_length, etag, chunk_size,
+                   headers):
+        assert headers == {'X-Service-Token': 'svc'}
         data = body.read(3) + body.read()
         body.seek(0)
         assert body.read() == data and body.tell() == content_length == len(data)
@@ -100,14 +102,15 @@ class _Conn:
 
 def test_uploads_run_in_order_and_their_failures_surface():
     conn = _Conn()
-    uploader = swift_driver._Uploader(lambda: conn)
+    uploader = swift_driver._Uploader(lambda: conn, lambda: {'X-Service-Token': 'svc'})
     for number in range(3):
         uploader.submit('c', f'o-{number}', bytearray(b'xyzw' * number))
     uploader.wait()
     assert [(name, data) for _, name, data, _ in conn.puts] == [
         ('o-0', b''), ('o-1', b'xyzw'), ('o-2', b'xyzw' * 2)]
 
-    liar = swift_driver._Uploader(lambda: _Conn(etag='0' * 32))
+    liar = swift_driver._Uploader(lambda: _Conn(etag='0' * 32),
+                                 lambda: {'X-Service-Token': 'svc'})
     liar.submit('c', 'o', bytearray(b'data'))
     with pytest.raises(exception.SwiftConnectionFailed, match='Swift stored md5'):
         liar.wait()
