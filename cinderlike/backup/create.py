@@ -62,8 +62,9 @@ def _run(manager, ctx, backup, volume) -> dict:
     try:
         with device.opened(manager, ctx, volume=volume, device=found,
                            writable=False) as volume_file:
-            return manager.driver.backup(refs.ref_of(manager.db, backup), volume_file,
-                                         progress=progress_reporter(manager, ctx, backup))
+            return manager.driver.for_context(ctx).backup(
+                refs.ref_of(manager.db, backup), volume_file,
+                progress=progress_reporter(manager, ctx, backup))
     except Exception as error:
         raise _Step(D.BACKUP_CREATE_DRIVER_ERROR, error) from error
 

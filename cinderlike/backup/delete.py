@@ -32,7 +32,7 @@ def delete_backup(manager, ctx, *, backup_id: str) -> bool:
     failure = None
     try:
         manager.require_driver()
-        manager.driver.delete_backup(refs.ref_of(manager.db, backup))
+        manager.driver.for_context(ctx).delete_backup(refs.ref_of(manager.db, backup))
     except Exception as error:
         LOG.exception('Backup %s: driver failed to delete it', backup_id)
         failure = error

@@ -76,7 +76,7 @@ def export_record(manager, ctx, *, backup_id: str) -> dict:
                    f'create this backup [{backup.service}].')
     try:
         manager.require_driver()
-        info = manager.driver.export_record(refs.ref_of(manager.db, backup))
+        info = manager.driver.for_context(ctx).export_record(refs.ref_of(manager.db, backup))
     except Exception as error:
         raise exception.InvalidBackup(reason=str(error)) from error
     LOG.info('Backup %s: record exported', backup_id)
@@ -130,7 +130,7 @@ def import_record(manager, ctx, *, backup_id: str, backup_service: str, backup_u
         manager.require_driver()
         db_backups.set_values(manager.db, backup_id=backup_id, values=values,
                               expected=states.Status.CREATING)
-        manager.driver.import_record(refs.ref_of(manager.db, db_backups.get(
+        manager.driver.for_context(ctx).import_record(refs.ref_of(manager.db, db_backups.get(
             manager.db, backup_id=backup_id)), info)
     except Exception as error:
         LOG.exception('Backup %s: import failed', backup_id)

@@ -46,9 +46,9 @@ def _run(manager, ctx, backup, volume, volume_is_new: bool) -> None:
     with device.opened(manager, ctx, volume=volume, writable=True,
                        device={'is_snapshot': False, 'id': volume.id}) as volume_file:
         check = cancel.watcher(manager.db, backup_id=backup.id, status=S.RESTORING)
-        manager.driver.restore(refs.ref_of(manager.db, backup), volume.id, volume_file,
-                               volume_is_new=volume_is_new,
-                               progress=lambda done, total: check())
+        manager.driver.for_context(ctx).restore(
+            refs.ref_of(manager.db, backup), volume.id, volume_file,
+            volume_is_new=volume_is_new, progress=lambda done, total: check())
 
 
 def restore_backup(manager, ctx, *, backup_id: str, volume_id: str,

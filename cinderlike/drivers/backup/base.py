@@ -89,6 +89,11 @@ class BackupDriver(abc.ABC):
         """Raise BackupDriverException when the target is unusable; the service waits."""
         return None
 
+    def for_context(self, context) -> 'BackupDriver':
+        """The driver an operation of *context* uses: this one, unless the driver acts with
+        the requester's own credentials (Cinder builds a driver per request)."""
+        return self
+
     @abc.abstractmethod
     def backup(self, backup: BackupRef, volume_file, *, volume_meta: dict | None = None,
                progress=None) -> dict:

@@ -206,6 +206,13 @@ class SwiftBackupDriver(chunked.ChunkedBackupDriver):
     def enable_progress_timer(self) -> bool:
         return self.conf.backup_swift_enable_progress_timer
 
+    def for_context(self, context) -> 'SwiftBackupDriver':
+        # NOTE(per_user): Swift is reached with the requester's token and catalog, so each
+        # operation gets a driver of its own request, as Cinder's backup manager makes one.
+        if self.conf.backup_swift_auth == 'per_user':
+            return type(self)(self.conf, context=context)
+        return self
+
     @property
     def chunk_size(self) -> int:
         return self.conf.backup_swift_object_size

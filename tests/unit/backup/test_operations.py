@@ -475,3 +475,22 @@ def test_a_reset_of_the_backup_cancels_a_running_restore(backup_mgr, db):
     assert _no_workers(db)
     assert 'VOLUME_VOLUME_BACKUP_015_026' not in event_ids(db)
     assert sha_of(target_path) != before  # the first piece was written: the volume is useless
+
+
+def test_each_operation_takes_the_driver_of_its_request(backup_mgr, db, monkeypatch):
+    # NOTE(per_user): Swift's per_user auth needs the requester's token, so create, restore,
+    # export and delete each ask the driver for the one of their request's context.
+    asked = []
+    driver = backup_mgr.driver
+
+    def for_context(ctx):
+        asked.append(ctx)
+        return driver
+    monkeypatch.setattr(driver, 'for_context', for_context)
+    volume, _path = _volume(backup_mgr, db)
+    backup = _backup(backup_mgr, db, volume)
+    _restore(backup_mgr, db, backup, volume)
+    backup_mgr.export_record(CTX, backup_id=backup.id)
+    db_backups.MACHINE.begin(db, row_id=backup.id, action='delete')
+    backup_mgr.delete_backup(CTX, backup_id=backup.id)
+    assert asked == [CTX] * 4

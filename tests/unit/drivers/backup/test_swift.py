@@ -115,3 +115,12 @@ def test_uploads_run_in_order_and_their_failures_surface():
     with pytest.raises(exception.SwiftConnectionFailed, match='Swift stored md5'):
         liar.wait()
     liar.wait()   # the failure is reported once
+
+
+def test_per_user_operations_get_a_driver_of_their_own_request():
+    daemon = _driver(backup_swift_url='http://sw/v1/AUTH_')   # the service's: no token
+    mine = daemon.for_context(_ctx())
+    assert mine is not daemon and mine.context.auth_token == 'tok'
+    assert mine.conn.url == 'http://sw/v1/AUTH_p'
+    single = _driver(backup_swift_auth='single_user')
+    assert single.for_context(_ctx()) is single
