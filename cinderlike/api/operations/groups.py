@@ -8,7 +8,7 @@ the scheduler then picks the one backend that serves every volume type of the gr
 from oslo_log import log as logging
 
 from cinderlike import exception, quota, rpc
-from cinderlike.api import casting
+from cinderlike.api import casting, listing
 from cinderlike.api.operations import group_members
 from cinderlike.api.operations.volumes import scope
 from cinderlike.db import group_types as db_group_types
@@ -49,6 +49,23 @@ def reserved_type_id(db) -> str | None:
             db, name=db_group_types.DEFAULT_CGSNAPSHOT_TYPE).id
     except exception.GroupTypeNotFoundByName:
         return None
+
+
+def listed(db, ctx, table, params: dict, *, marker, limit, offset, sort) -> list:
+    """A page of *table* (db_groups.LISTING or db_group_snapshots.LISTING): the caller's
+    project, or every project for an admin's `all_tenants`; *params* are the filters left.
+
+    NOTE(cgsnapshot): Cinder hides the groups (and their snapshots) of the reserved
+    `default_cgsnapshot_type`, which consistency groups migrated into.
+    :raises Invalid: a non-boolean all_tenants.
+    """
+    all_tenants = listing.bool_param(params, 'all_tenants')
+    params.pop('all_tenants', None)
+    project = None if (ctx.is_admin and all_tenants) else ctx.project_id
+    reserved = reserved_type_id(db)
+    return [row for row in table.get_all(db, project_id=project, filters=params,
+                                         marker=marker, limit=limit, offset=offset, sort=sort)
+            if reserved is None or row.group_type_id != reserved]
 
 
 def _zone(conf, db, wanted) -> str:

@@ -73,21 +73,13 @@ class GroupSnapshots(_Base):
         if version.matches(mv.RESOURCE_FILTER):
             listing.reject_invalid_filters(ctx, params, states.FILTERS,
                                            like=version.matches(mv.LIKE_FILTER))
-        all_tenants = listing.bool_param(params, 'all_tenants')
-        params.pop('all_tenants', None)
-        project = None if (ctx.is_admin and all_tenants) else ctx.project_id
-        reserved = group_operations.reserved_type_id(self._db)
-        rows = [row for row in db_group_snapshots.LISTING.get_all(
-                    self._db, project_id=project, filters=params, marker=marker, limit=limit,
-                    offset=offset, sort=sort)
-                if reserved is None or row.group_type_id != reserved]
+        rows = group_operations.listed(self._db, ctx, db_group_snapshots.LISTING, params,
+                                       marker=marker, limit=limit, offset=offset, sort=sort)
         items = ([self._detail(req, row) for row in rows] if detail
                  else [view.summary(row, with_type=False) for row in rows])
-        next_href = None
-        if rows and len(rows) == limit:
-            next_href = common_view.Links.of(self._conf, req).next(
-                'group_snapshots/detail' if detail else 'group_snapshots', dict(req.params),
-                rows[-1].id)
+        next_href = common_view.Links.of(self._conf, req).page_after(
+            'group_snapshots/detail' if detail else 'group_snapshots', dict(req.params), rows,
+            limit=limit)
         return view.collection(items, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
