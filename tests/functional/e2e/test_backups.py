@@ -372,6 +372,10 @@ def test_kill_9_mid_backup_and_mid_restore_leaves_nothing_behind(stack, repo):
     # The temporary clone, its file and its capacity claim went with it.
     assert (_volume_ids(stack), _volume_files(stack)) == (volumes, files)
     stack.daemons['backup-2'].stop()
+    # NOTE(down): a stopped service counts as up until service_down_time has passed (as in
+    # Cinder), and the scheduler picks among the up ones at random: wait for it to show down.
+    wait_for(lambda: stack.services()[('cinder-backup', peer)]['state'] == 'down',
+             timeout=SETTLE, what='the stopped backup service to show down')
     stack.ok('DELETE', f'{V}/attachments/{attachment_id}', expect=200, version='3.54')
     _settled(stack, 'volume', volume['id'], 'available')
     _restart_backup_daemon(stack)
