@@ -44,10 +44,13 @@ def watch(port):
                     services = json.load(answer)['services']
             except OSError:
                 continue
-        print('SERVICES', sorted(s['binary'] for s in services), flush=True)
-        print('EVENTLET', sorted(m for m, v in sys.modules.items()
-                                 if v is not None and m.partition('.')[0] == 'eventlet'),
-              flush=True)
+        # NOTE(lines): one write per line; the services' log handlers write to the same
+        # stream from other threads, and print() writes each argument apart.
+        sys.stdout.write(f"SERVICES {sorted(s['binary'] for s in services)}\\n")
+        eventlet = sorted(m for m, v in sys.modules.items()
+                          if v is not None and m.partition('.')[0] == 'eventlet')
+        sys.stdout.write(f'EVENTLET {eventlet}\\n')
+        sys.stdout.flush()
     finally:
         os.kill(os.getpid(), signal.SIGTERM)
 

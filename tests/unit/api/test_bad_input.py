@@ -8,6 +8,7 @@ import pytest
 from falcon import testing
 
 from cinderlike.api.app import create_app
+from cinderlike.api.middleware import RequestBody
 from cinderlike.db import default_types as db_default_types
 from cinderlike.db import quotas as db_quotas
 from cinderlike.db import volume_types as db_types
@@ -364,3 +365,16 @@ def test_a_project_in_the_url_that_is_no_keystone_id_is_no_route(conf, seeded, r
     assert client.simulate_get(f'/v3/{hexed}/volumes', headers={
         'X-Auth-Token': f'admin:{hexed}'}).status_code == 200
     assert client.simulate_get('/v3/volumes', headers=admin()).status_code == 200
+
+
+@pytest.mark.parametrize('size, drained', [(2 ** 20, True), (RequestBody.DRAIN_LIMIT + 1, False)])
+def test_a_body_declared_too_large_is_413_and_read_first_when_small_enough(
+        vclient, db, rpc, size, drained):
+    stream = io.BytesIO(b' ' * min(size, 2 * 2 ** 20))
+    resp = vclient.simulate_post('/v3/volumes', headers={
+        **admin(), 'Content-Type': 'application/json'},
+        extras={'wsgi.input': stream, 'CONTENT_LENGTH': str(size)})
+    assert fault(resp) == (413, 'Request is too large.')
+    # NOTE(drain): read, the client that is still sending gets the answer, not a reset.
+    assert (stream.tell() == size) is drained
+    _nothing_written(db, rpc)
