@@ -17,7 +17,8 @@ from cinderlike.db import conditional, listing, transitions
 from cinderlike.db import metadata as db_metadata
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Volume, VolumeAdminMetadata, VolumeAttachment, utcnow
+from cinderlike.db import workers as db_workers
+from cinderlike.db.models import Volume, VolumeAdminMetadata, VolumeAttachment, Worker, utcnow
 from cinderlike.states import attachments as states
 from cinderlike.states import volumes as volume_states
 
@@ -97,6 +98,17 @@ def _recompute(s, volume: Volume) -> None:
                                                                'values': values})
 
 
+def _drop_worker(s, attachment_id: str) -> None:
+    """The attachment's workers row goes in the caller's transaction: its detach ended.
+
+    NOTE(detach): whoever holds it; a detach is idempotent (the driver's terminate and
+    remove_export), so an API and a sweep that both finish it need no fencing.
+    """
+    s.execute(sa.delete(Worker).where(
+        Worker.resource_type == MACHINE.name, Worker.resource_id == attachment_id)
+        .execution_options(synchronize_session=False))
+
+
 def _same_instance(s, volume_id: str, instance_uuid: str | None) -> bool:
     if not instance_uuid:
         return False
@@ -151,25 +163,49 @@ def _transition(db, *, attachment_id: str, action: str, finish: bool = False,
     return True
 
 
-def begin_connect(db, *, attachment_id: str) -> VolumeAttachment:
-    """attachment_update starts: `attaching` (the volume too, unless another is attached).
+def begin_connect(db, *, attachment_id: str,
+                  service_id: int | None = None) -> tuple[VolumeAttachment, db_workers.Hold]:
+    """attachment_update starts: `attaching` (the volume too, unless another is attached),
+    with the attachment's workers row taken by *service_id* in the same transaction, so a
+    connect its service dies in is settled by its restart or a peer (volume/recovery.py).
 
     :raises VolumeAttachmentNotFound, InvalidVolume:
     """
-    _transition(db, attachment_id=attachment_id, action='connect')
-    return get(db, attachment_id=attachment_id)
+    with db.writer() as s:
+        _transition(db, attachment_id=attachment_id, action='connect', session=s)
+        hold = db_workers.begin(db, resource_type=MACHINE.name, resource_id=attachment_id,
+                                status=S.ATTACHING, service_id=service_id, session=s)
+    return get(db, attachment_id=attachment_id), hold
 
 
-def connected(db, *, attachment_id: str, values: dict) -> bool:
+def _end_connect(db, *, attachment_id: str, hold: db_workers.Hold, **finish) -> bool:
+    """Finish the connect under *hold*, its workers row removed in the same transaction;
+    False when the row was taken over (another service settled the connect) or the
+    attachment moved on.
+
+    NOTE(order): the volume's lock, then the workers row's, as begin_connect takes them.
+    """
+    with db.writer() as s:
+        row = MACHINE.get(db, row_id=attachment_id, session=s)
+        _lock_volume(s, row.volume_id)
+        if not db_workers.lock_held(s, hold=hold):
+            db_workers.fenced(db, hold=hold, operation='connect')
+            return False
+        done = _transition(db, attachment_id=attachment_id, action='connect', finish=True,
+                           session=s, **finish)
+        db_workers.finish(db, hold=hold, session=s)
+    return done
+
+
+def connected(db, *, attachment_id: str, hold: db_workers.Hold, values: dict) -> bool:
     """The driver connected it: connector, connection_info, host, mountpoint and mode."""
-    return _transition(db, attachment_id=attachment_id, action='connect', finish=True,
-                       values=dict(values, attach_time=utcnow()))
+    return _end_connect(db, attachment_id=attachment_id, hold=hold,
+                        values=dict(values, attach_time=utcnow()))
 
 
-def connect_failed(db, *, attachment_id: str) -> bool:
+def connect_failed(db, *, attachment_id: str, hold: db_workers.Hold) -> bool:
     """The connection could not be made: `error_attaching` (no longer counted)."""
-    return _transition(db, attachment_id=attachment_id, action='connect', finish=True,
-                       error=True)
+    return _end_connect(db, attachment_id=attachment_id, hold=hold, error=True)
 
 
 def complete(db, *, attachment_id: str) -> None:
@@ -179,6 +215,10 @@ def complete(db, *, attachment_id: str) -> None:
 
 def begin_detach(db, *, attachment_id: str, force: bool = False) -> str:
     """Detaching starts: `detaching` (a forced detach from any status); the status it left.
+
+    The attachment's workers row is written with no service (Cinder's create_worker), so a
+    detach whose API process died before finishing it is resumed by the sweep of its
+    volume's backend (volume/recovery.py sweep_lost).
 
     :raises VolumeAttachmentNotFound, InvalidVolume:
     """
@@ -191,14 +231,22 @@ def begin_detach(db, *, attachment_id: str, force: bool = False) -> str:
             VolumeAttachment.id == attachment_id))
         _transition(db, attachment_id=attachment_id, session=s,
                     action='force_detach' if force else 'detach')
+        db_workers.begin(db, resource_type=MACHINE.name, resource_id=attachment_id,
+                         status=S.DETACHING, service_id=None, request={'force': force},
+                         session=s)
     return before
 
 
 def undo_detach(db, *, attachment_id: str, status: str, force: bool = False) -> bool:
     """A detach whose call was not sent: back to *status* (begin_detach's), the volume
-    recomputed; False when the attachment left `detaching` (a service took the call)."""
-    return _transition(db, attachment_id=attachment_id, finish=True, status=status,
-                       action='force_detach' if force else 'detach')
+    recomputed, its workers row removed; False when the attachment left `detaching` (a
+    service took the call)."""
+    with db.writer() as s:
+        if not _transition(db, attachment_id=attachment_id, finish=True, status=status,
+                           action='force_detach' if force else 'detach', session=s):
+            return False
+        _drop_worker(s, attachment_id)
+    return True
 
 
 def undo_reserve(db, *, attachment_id: str) -> bool:
@@ -217,9 +265,13 @@ def undo_reserve(db, *, attachment_id: str) -> bool:
 
 
 def detach_failed(db, *, attachment_id: str, force: bool = False) -> bool:
-    """The backend could not terminate the connection: `error_detaching`."""
-    return _transition(db, attachment_id=attachment_id, finish=True, error=True,
-                       action='force_detach' if force else 'detach')
+    """The backend could not terminate the connection: `error_detaching`, the detach's
+    workers row removed."""
+    with db.writer() as s:
+        done = _transition(db, attachment_id=attachment_id, finish=True, error=True,
+                           action='force_detach' if force else 'detach', session=s)
+        _drop_worker(s, attachment_id)
+    return done
 
 
 def finish_detach(db, *, volume_id: str, attachment_id: str | None) -> list[VolumeAttachment]:
@@ -235,6 +287,7 @@ def finish_detach(db, *, volume_id: str, attachment_id: str | None) -> list[Volu
             MACHINE.destroy(db, row_id=attachment_id, session=s,
                             where=[VolumeAttachment.volume_id == volume_id],
                             values={'detach_time': utcnow()})
+            _drop_worker(s, attachment_id)
         conditional.update(s, VolumeAdminMetadata, values={'deleted': True,
                                                            'deleted_at': utcnow()},
                            where=[VolumeAdminMetadata.volume_id == volume_id,

@@ -79,9 +79,11 @@ def _export(manager, volume, connector: dict, *, mode: str | None) -> dict:
     return info
 
 
-def _message(manager, ctx, volume_id: str, action, detail, error) -> None:
+def _message(manager, ctx, volume_id: str, action, detail, error,
+             project_id: str | None = None) -> None:
     messages.create(manager.db, ctx, conf=manager.conf, action=action,
-                    resource_uuid=volume_id, detail=detail, exception=error)
+                    resource_uuid=volume_id, detail=detail, exception=error,
+                    project_id=project_id)
 
 
 def attachment_update(manager, ctx, *, volume_id: str, attachment_id: str,
@@ -92,7 +94,8 @@ def attachment_update(manager, ctx, *, volume_id: str, attachment_id: str,
     :raises VolumeAttachmentNotFound, InvalidVolume, VolumeBackendAPIException,
         DriverNotInitialized: (the attachment is then `error_attaching`)
     """
-    attachment = db_attachments.begin_connect(manager.db, attachment_id=attachment_id)
+    attachment, hold = db_attachments.begin_connect(manager.db, attachment_id=attachment_id,
+                                                    service_id=manager.service_id)
     volume = db_volumes.get(manager.db, volume_id=volume_id)
     mode = connector.get('mode', states.READ_WRITE)
     if attachment.attach_mode not in (None, states.MODE_UNSET):
@@ -104,7 +107,7 @@ def attachment_update(manager, ctx, *, volume_id: str, attachment_id: str,
     except Exception as error:
         LOG.exception('Volume %s: attachment %s could not be connected', volume_id,
                       attachment_id)
-        db_attachments.connect_failed(manager.db, attachment_id=attachment_id)
+        db_attachments.connect_failed(manager.db, attachment_id=attachment_id, hold=hold)
         _message(manager, ctx, volume_id, messages.Action.UPDATE_ATTACHMENT,
                  messages.Detail.ATTACH_ERROR, error)
         raise
@@ -112,10 +115,16 @@ def attachment_update(manager, ctx, *, volume_id: str, attachment_id: str,
     # driver_volume_type beside it, plus the attachment id.
     flat = dict(info['data'], **{k: v for k, v in info.items() if k != 'data'},
                 attachment_id=attachment_id)
-    db_attachments.connected(manager.db, attachment_id=attachment_id, values={
-        'connector': jsonutils.dumps(connector), 'connection_info': jsonutils.dumps(flat),
-        'attached_host': connector.get('host'),
-        'mountpoint': connector.get('mountpoint', 'na'), 'attach_mode': mode})
+    if not db_attachments.connected(manager.db, attachment_id=attachment_id, hold=hold,
+                                    values={
+            'connector': jsonutils.dumps(connector), 'connection_info': jsonutils.dumps(flat),
+            'attached_host': connector.get('host'),
+            'mountpoint': connector.get('mountpoint', 'na'), 'attach_mode': mode}):
+        # NOTE(fencing): a detach or a cleanup took the attachment meanwhile; its outcome
+        # stands and the host must not use this connection.
+        raise exception.InvalidVolume(
+            reason=f'Attachment {attachment_id} was detached or cleaned up while it was '
+                   f'being connected.')
     LOG.info('Volume %s: attachment %s connected to %s', volume_id, attachment_id,
              connector.get('host'))
     return flat
@@ -161,9 +170,44 @@ def attachment_delete(manager, ctx, *, volume_id: str, attachment_id: str) -> No
                       attachment_id)
         db_attachments.detach_failed(manager.db, attachment_id=attachment_id)
         # NOTE(cinder): Cinder has no detach action; a detach is an attachment update.
+        # The volume's project reads it, also when a cleanup's admin context resumed it.
         _message(manager, ctx, volume_id, messages.Action.UPDATE_ATTACHMENT,
-                 messages.Detail.DETACH_ERROR, error)
+                 messages.Detail.DETACH_ERROR, error, project_id=volume.project_id)
         raise
+
+
+def settle_interrupted_connect(manager, ctx, machine, resource, row, hold) -> None:
+    """Cleanup of a connect its service died in: the export is removed when no other
+    attachment of the volume is connected, the attachment ends `error_attaching` (the
+    volume's status recomputed) and its project gets Cinder's attach error message."""
+    volume = db_volumes.get(manager.db, volume_id=resource.volume_id)
+    try:
+        _disconnect(manager, volume, None, attachment_id=resource.id)
+    except Exception:
+        LOG.warning('Volume %s: the export of interrupted attachment %s could not be removed',
+                    volume.id, resource.id, exc_info=True)
+    if not db_attachments.connect_failed(manager.db, attachment_id=resource.id, hold=hold):
+        return
+    LOG.warning('Volume %s: attachment %s connect interrupted on service %s; settled as '
+                'error_attaching', volume.id, resource.id, row.service_id)
+    _message(manager, ctx, volume.id, messages.Action.UPDATE_ATTACHMENT,
+             messages.Detail.ATTACH_ERROR, None, project_id=volume.project_id)
+
+
+def settle_interrupted_detach(manager, ctx, machine, resource, row, hold) -> None:
+    """Cleanup of a detach the API began and never finished (it died, or its answer was
+    lost): the connection is terminated again and the attachment deleted, as the API's
+    DELETE would have; a backend failure leaves it `error_detaching` with a message."""
+    LOG.warning('Volume %s: attachment %s detach interrupted; resuming it',
+                resource.volume_id, resource.id)
+    attachment_delete(manager, ctx, volume_id=resource.volume_id, attachment_id=resource.id)
+    db_attachments.finish_detach(manager.db, volume_id=resource.volume_id,
+                                 attachment_id=resource.id)
+    manager.notifier.info(ctx, db_volumes.get(manager.db, volume_id=resource.volume_id),
+                          'detach.end')
+
+
+settle_interrupted_detach.needs_backend = True
 
 
 def initialize_connection(manager, ctx, *, volume_id: str, connector: dict) -> dict:

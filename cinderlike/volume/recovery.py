@@ -13,6 +13,7 @@ import datetime
 from oslo_log import log as logging
 
 from cinderlike import exception, messages
+from cinderlike.db import attachments as db_attachments
 from cinderlike.db import group_snapshots as db_group_snapshots
 from cinderlike.db import groups as db_groups
 from cinderlike.db import migrations_status as db_migrations
@@ -22,11 +23,12 @@ from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.db.models import utcnow
+from cinderlike.states.attachments import Status as AttachmentStatus
 from cinderlike.states.group_snapshots import Status as GroupSnapshotStatus
 from cinderlike.states.groups import Status as GroupStatus
 from cinderlike.states.snapshots import Status as SnapshotStatus
 from cinderlike.states.volumes import MigrationStatus, Status
-from cinderlike.volume import extend, migrate, retype, snapshots
+from cinderlike.volume import attachments, extend, migrate, retype, snapshots
 from cinderlike.volume.flows import create_volume as create_flow
 
 LOG = logging.getLogger(__name__)
@@ -96,9 +98,10 @@ def _sweepable(manager, row) -> bool:
     if not getattr(settler, 'needs_backend', False):
         return True
     volume_id = row.resource_id
-    if row.resource_type == db_snapshots.MACHINE.name:
+    machine = _SETTLERS[row.resource_type][0]
+    if machine.name in (db_snapshots.MACHINE.name, db_attachments.MACHINE.name):
         try:
-            volume_id = db_snapshots.MACHINE.get(manager.db, row_id=row.resource_id).volume_id
+            volume_id = machine.get(manager.db, row_id=row.resource_id).volume_id
         except exception.NotFound:
             return True
     volume = db_volumes.get_any(manager.db, volume_id=volume_id)
@@ -268,6 +271,12 @@ _SETTLERS = {
     db_group_snapshots.MACHINE.name: (db_group_snapshots.MACHINE, {
         GroupSnapshotStatus.CREATING: _group_snapshot_failed,
         GroupSnapshotStatus.DELETING: _resume('delete_group_snapshot', 'group_snapshot_id'),
+    }),
+    # NOTE(attachments): beyond Cinder, which leaves them `attaching`/`detaching` for good:
+    # a connect whose service died ends error_attaching, a detach whose API died is resumed.
+    db_attachments.MACHINE.name: (db_attachments.MACHINE, {
+        AttachmentStatus.ATTACHING: attachments.settle_interrupted_connect,
+        AttachmentStatus.DETACHING: attachments.settle_interrupted_detach,
     }),
 }
 

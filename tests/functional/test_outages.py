@@ -252,8 +252,8 @@ def _attached(db, volume):
     """An attachment of *volume* connected and complete, as the volume service leaves it."""
     row = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
                                  attach_mode='rw')
-    db_attachments.begin_connect(db, attachment_id=row.id)
-    db_attachments.connected(db, attachment_id=row.id, values={
+    _, hold = db_attachments.begin_connect(db, attachment_id=row.id)
+    db_attachments.connected(db, attachment_id=row.id, hold=hold, values={
         'connector': '{"host": "compute-1"}', 'attached_host': 'compute-1',
         'connection_info': '{}', 'attach_mode': 'rw'})
     db_attachments.complete(db, attachment_id=row.id)

@@ -74,9 +74,28 @@ def create(db, rpc, enforcer, ctx, *, volume_id: str, instance_uuid: str | None,
     if connector:
         casting.call(lambda: _update(db, rpc, ctx, volume=volume, attachment_id=row.id,
                                      connector=connector),
-                     undo=lambda: db_attachments.undo_reserve(db, attachment_id=row.id),
+                     undo=lambda: _undo_connect(db, attachment_id=row.id),
                      resource='Attachment', resource_id=row.id, what='attachment_update')
     return db_attachments.get(db, attachment_id=row.id)
+
+
+def _undo_connect(db, *, attachment_id: str) -> bool:
+    """An attachment create whose connect was not answered: the reservation removed (True);
+    False when the volume service had taken the connect up.
+
+    NOTE(lost_reply): then the caller gets the broker's 503 and never learns the
+    attachment's id, so no consumer would complete or delete it; its (forced) detach is
+    begun instead, a workers row with no service, and the sweep of the volume's backend
+    disconnects and deletes it after `lost_operation_timeout` (a connect still running is
+    fenced by that row).
+    """
+    if db_attachments.undo_reserve(db, attachment_id=attachment_id):
+        return True
+    try:
+        db_attachments.begin_detach(db, attachment_id=attachment_id, force=True)
+    except exception.VolumeAttachmentNotFound:
+        pass
+    return False
 
 
 def update(db, rpc, enforcer, ctx, *, attachment_id: str, connector: dict):

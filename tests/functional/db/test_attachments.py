@@ -1,7 +1,8 @@
 """Attachment races on real PostgreSQL and MariaDB: reserving an attachment, deleting the
 volume and detaching all lock the volume row first, so two attachment creates of a volume
 that is not multiattach leave one attachment, a delete and an attach leave one winner, and a
-detach racing a force-detach ends with the attachment gone once and the volume available."""
+detach racing a force-detach ends with the attachment gone once and the volume available,
+and a connect's end racing a cleanup that takes it over leaves one of the two outcomes."""
 
 import uuid
 
@@ -11,8 +12,10 @@ from cinderlike import context, exception, notifications
 from cinderlike.api.operations import attachments as attachment_ops
 from cinderlike.api.operations import volumes as volume_ops
 from cinderlike.db import attachments as db_attachments
+from cinderlike.db import services as db_services
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from tests.fixtures import daemons
 from tests.fixtures.race import race, split
 
@@ -121,8 +124,8 @@ def test_volume_delete_against_an_attach_one_wins(db, project, attempt):
 def _attached(db, project, conf):
     volume = _volume(db, project)
     attachment = _create(db, project, volume.id, INSTANCE)()
-    db_attachments.begin_connect(db, attachment_id=attachment.id)
-    db_attachments.connected(db, attachment_id=attachment.id,
+    _, hold = db_attachments.begin_connect(db, attachment_id=attachment.id)
+    db_attachments.connected(db, attachment_id=attachment.id, hold=hold,
                              values={'connector': '{"host": "h"}', 'attached_host': 'h'})
     db_attachments.complete(db, attachment_id=attachment.id)
     assert _state(db, volume.id) == ('in-use', 'attached')
@@ -183,3 +186,36 @@ def test_two_finish_detaches_delete_the_attachment_once(db, conf, project, attem
         db, volume_id=volume.id, attachment_id=attachment.id)] * 2)
     assert results == [[], []]
     assert _state(db, volume.id) == ('available', 'detached')
+
+
+@pytest.mark.parametrize('attempt', range(6))
+def test_a_connect_ending_against_a_cleanup_taking_it_over_one_wins(db, project, attempt):
+    """The volume service records its connect while a cleanup takes the connect's workers
+    row over and settles it error_attaching: one outcome stands, whole, and the row goes."""
+    volume = _volume(db, project)
+    attachment = _create(db, project, volume.id, INSTANCE)()
+    owner, peer = (db_services.register(db, host=f'{name}-{project}@fake',
+                                        binary='cinder-volume', topic='cinder-volume',
+                                        availability_zone='nova') for name in ('a', 'b'))
+    _row, hold = db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                              service_id=owner.id)
+    worker = db_workers.get(db, resource_type='Attachment', resource_id=attachment.id)
+
+    def cleanup():
+        taken = db_workers.take_over(db, worker=worker, service_id=peer.id)
+        return taken is not None and db_attachments.connect_failed(
+            db, attachment_id=attachment.id, hold=taken)
+
+    connected, settled = race(
+        lambda: db_attachments.connected(db, attachment_id=attachment.id, hold=hold, values={
+            'connector': '{"host": "h"}', 'connection_info': '{}', 'attached_host': 'h'}),
+        cleanup)
+    assert [connected, settled].count(True) == 1, (connected, settled)
+    stored = db_attachments.get(db, attachment_id=attachment.id)
+    if connected:
+        assert (stored.attach_status, stored.connection_info) == ('attaching', '{}')
+        assert _state(db, volume.id) == ('attaching', 'attaching')
+    else:
+        assert (stored.attach_status, stored.connection_info) == ('error_attaching', None)
+        assert _state(db, volume.id) == ('available', 'detached')
+    assert db_workers.get(db, resource_type='Attachment', resource_id=attachment.id) is None

@@ -258,16 +258,25 @@ def test_attachment_create_whose_connect_cannot_be_sent_leaves_no_reservation(
     assert (row.status, row.attach_status) == ('available', 'detached')
 
 
-def test_attachment_create_taken_up_although_the_call_timed_out_is_not_undone(
+def test_attachment_create_taken_up_although_the_call_timed_out_is_detached_by_the_sweep(
         aclient, seeded, mrpc, manager):
-    """The volume service began connecting (the row left `reserved`): nothing is undone and
-    the lost answer is the broker's 503."""
+    """The volume service began connecting (the row left `reserved`) and its answer was
+    lost: the broker's 503, and the attachment nobody learned of is handed to the sweep as
+    a forced detach (a workers row with no service), the connect fenced."""
     volume = add_volume(seeded, host='node@fake#fake')
+    holds = []
     mrpc.volume = Unreachable(messaging.MessagingTimeout('no reply'), before=lambda m, kw: (
-        db_attachments.begin_connect(seeded, attachment_id=kw['attachment_id'])))
+        holds.append(db_attachments.begin_connect(seeded, attachment_id=kw['attachment_id'],
+                                                  service_id=None)[1])))
     resp = attachment_create(aclient, volume.id, instance_uuid=INSTANCE, connector=CONNECTOR)
     assert resp.status_code == 503 and resp.json != UNAVAILABLE
-    assert [a.attach_status for a in _attachments(seeded)] == ['attaching']
+    (attachment,) = _attachments(seeded)
+    assert attachment.attach_status == 'detaching'
+    worker = db_workers.get(seeded, resource_type='Attachment', resource_id=attachment.id)
+    assert (worker.status, worker.service_id, worker.request) == (
+        'detaching', None, {'force': True})
+    assert not db_attachments.connected(seeded, attachment_id=attachment.id, hold=holds[0],
+                                        values={'connector': '{}'})
 
 
 def test_a_second_attachment_of_a_multiattach_volume_undone_keeps_it_in_use(

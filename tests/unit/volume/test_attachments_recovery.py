@@ -1,0 +1,149 @@
+"""Attachments a dead service left in flight end in a terminal status (volume/recovery.py):
+a connect its volume service died in is `error_attaching` after the restart (the export
+removed, the volume's status recomputed, a user message), a detach its API died in is
+resumed by the backend's sweep, and a displaced connect cannot overwrite the outcome."""
+
+import datetime
+
+import pytest
+import sqlalchemy as sa
+
+from cinderlike import exception
+from cinderlike.db import attachments as db_attachments
+from cinderlike.db import services as db_services
+from cinderlike.db import workers as db_workers
+from cinderlike.db.models import Message, Worker, utcnow
+from cinderlike.drivers.volume import base
+from cinderlike.volume import recovery
+from tests.unit.volume.conftest import PROJECT, add_volume, ctx, row, workers
+from tests.unit.volume.test_attachments import CONNECTOR, INSTANCE, Calls
+
+ATTACH_ERROR = 'VOLUME_VOLUME_004_021'
+TIMEOUT = 300
+
+
+def _reserved(db):
+    volume = add_volume(db, status='available')
+    return volume, db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                          attach_mode='null')
+
+
+def _messages(db) -> list[tuple[str, str, str]]:
+    with db.reader() as s:
+        return [tuple(r) for r in s.execute(sa.select(
+            Message.event_id, Message.project_id, Message.resource_uuid))]
+
+
+def _attachment(db, attachment_id):
+    with db.reader() as s:
+        return s.get(db_attachments.VolumeAttachment, attachment_id)
+
+
+def test_a_connect_writes_its_workers_row_and_removes_it_with_the_outcome(manager, db):
+    volume, attachment = _reserved(db)
+    _row, hold = db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                              service_id=manager.service_id)
+    assert [(w.resource_type, w.resource_id, w.status, w.service_id) for w in workers(db)] == [
+        ('Attachment', attachment.id, 'attaching', manager.service_id)]
+    assert db_attachments.connected(db, attachment_id=attachment.id, hold=hold,
+                                    values={'connector': '{}', 'connection_info': '{}'})
+    assert workers(db) == []
+    manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=attachment.id,
+                              connector=dict(CONNECTOR))
+    assert workers(db) == [] and row(db, volume.id).status == 'attaching'
+
+
+def test_a_connect_the_service_died_in_is_error_attaching_after_its_restart(manager, db):
+    volume, attachment = _reserved(db)
+    # The service took the connect, exported the volume and died before recording it.
+    db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                 service_id=manager.service_id)
+    manager.driver.create_export(base.VolumeRef.of(volume), CONNECTOR)
+    assert row(db, volume.id).status == 'attaching'
+    calls = Calls(manager.driver, 'remove_export')
+    assert recovery.do_cleanup(manager, ctx(), recovery.own_request(manager)) == 1
+    assert _attachment(db, attachment.id).attach_status == 'error_attaching'
+    assert (row(db, volume.id).status, row(db, volume.id).attach_status) == (
+        'available', 'detached')
+    assert [c[:2] for c in calls.made] == [('remove_export', volume.id)]
+    assert workers(db) == []
+    assert _messages(db) == [(ATTACH_ERROR, PROJECT, volume.id)]
+    # The volume takes a new attachment.
+    again = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                   attach_mode='null')
+    manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=again.id,
+                              connector=dict(CONNECTOR))
+    assert _attachment(db, again.id).connection_info is not None
+
+
+def test_an_interrupted_connect_keeps_the_export_another_attachment_uses(manager, db):
+    volume = add_volume(db, status='available', multiattach=True)
+    first = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                   attach_mode='null')
+    manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=first.id,
+                              connector=dict(CONNECTOR))
+    db_attachments.complete(db, attachment_id=first.id)
+    second = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=None,
+                                    attach_mode='null')
+    db_attachments.begin_connect(db, attachment_id=second.id, service_id=manager.service_id)
+    calls = Calls(manager.driver, 'remove_export')
+    assert recovery.do_cleanup(manager, ctx(), recovery.own_request(manager)) == 1
+    assert calls.made == []
+    assert _attachment(db, second.id).attach_status == 'error_attaching'
+    assert _attachment(db, first.id).attach_status == 'attached'
+    assert row(db, volume.id).status == 'in-use'
+
+
+def test_a_displaced_connect_cannot_overwrite_the_cleanup(manager, db):
+    volume, attachment = _reserved(db)
+    _row, hold = db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                              service_id=manager.service_id)
+    (taken,) = workers(db)
+    peer = db_services.register(db, host='node2@lvm', binary='cinder-volume',
+                                topic='cinder-volume', availability_zone='nova')
+    assert db_workers.take_over(db, worker=taken, service_id=peer.id)
+    assert not db_attachments.connected(db, attachment_id=attachment.id, hold=hold,
+                                        values={'connector': '{}', 'connection_info': '{}'})
+    stored = _attachment(db, attachment.id)
+    assert stored.attach_status == 'attaching' and stored.connection_info is None
+    assert len(workers(db)) == 1
+
+
+def test_a_detach_whose_api_died_is_resumed_by_the_backends_sweep(conf, manager, db):
+    conf.set_override('lost_operation_timeout', TIMEOUT)
+    volume, attachment = _reserved(db)
+    manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=attachment.id,
+                              connector=dict(CONNECTOR))
+    db_attachments.complete(db, attachment_id=attachment.id)
+    # The API began the detach (its workers row, no service) and died before the call.
+    assert db_attachments.begin_detach(db, attachment_id=attachment.id) == 'attached'
+    (untaken,) = workers(db)
+    assert (untaken.status, untaken.service_id) == ('detaching', None)
+    assert recovery.sweep_lost(manager, ctx()) == 0  # not lost yet
+    with db.writer() as s:
+        s.execute(sa.update(Worker).values(
+            updated_at=utcnow() - datetime.timedelta(seconds=TIMEOUT + 5)))
+    calls = Calls(manager.driver, 'terminate_connection', 'remove_export')
+    assert recovery.sweep_lost(manager, ctx()) == 1
+    assert [c[0] for c in calls.made] == ['terminate_connection', 'remove_export']
+    with pytest.raises(exception.VolumeAttachmentNotFound):
+        db_attachments.get(db, attachment_id=attachment.id)
+    assert (row(db, volume.id).status, row(db, volume.id).attach_status) == (
+        'available', 'detached')
+    assert workers(db) == [] and _messages(db) == []
+
+
+@pytest.mark.parametrize('ending', ['undo', 'finish', 'failed'])
+def test_every_end_of_a_detach_removes_its_workers_row(manager, db, ending):
+    volume, attachment = _reserved(db)
+    manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=attachment.id,
+                              connector=dict(CONNECTOR))
+    before = db_attachments.begin_detach(db, attachment_id=attachment.id)
+    assert len(workers(db)) == 1
+    if ending == 'undo':
+        assert db_attachments.undo_detach(db, attachment_id=attachment.id, status=before)
+    elif ending == 'finish':
+        db_attachments.finish_detach(db, volume_id=volume.id, attachment_id=attachment.id)
+    else:
+        assert db_attachments.detach_failed(db, attachment_id=attachment.id)
+    assert workers(db) == []
