@@ -99,10 +99,12 @@ def _recompute(s, volume: Volume) -> None:
 
 
 def _drop_worker(s, attachment_id: str) -> None:
-    """The attachment's workers row goes in the caller's transaction: its detach ended.
+    """The attachment's workers row goes in the caller's transaction: its detach or its
+    reservation ended.
 
-    NOTE(detach): whoever holds it; a detach is idempotent (the driver's terminate and
-    remove_export), so an API and a sweep that both finish it need no fencing.
+    NOTE(detach): whoever holds it; a detach (the driver's terminate and remove_export)
+    and a reservation's undo are idempotent, so an API and a sweep that both end one need
+    no fencing.
     """
     s.execute(sa.delete(Worker).where(
         Worker.resource_type == MACHINE.name, Worker.resource_id == attachment_id)
@@ -118,8 +120,10 @@ def _same_instance(s, volume_id: str, instance_uuid: str | None) -> bool:
 
 
 def reserve(db, *, volume_id: str, instance_uuid: str | None, attach_mode: str | None,
-            session=None) -> VolumeAttachment:
-    """A new `reserved` attachment, the volume `reserved` in the same transaction.
+            connecting: bool = False, session=None) -> VolumeAttachment:
+    """A new `reserved` attachment, the volume `reserved` in the same transaction; with
+    *connecting* (a create whose connect call follows) its workers row too, with no service,
+    so a reservation whose API died before the call is undone by a sweep.
 
     NOTE(race): the volume row is locked first, so of two creates on a volume that is not
     multiattach one reserves it and the other then reads `reserved` and is refused.
@@ -140,6 +144,9 @@ def reserve(db, *, volume_id: str, instance_uuid: str | None, attach_mode: str |
                                attach_mode=attach_mode)
         s.add(row)
         s.flush()
+        if connecting:
+            db_workers.begin(db, resource_type=MACHINE.name, resource_id=row.id,
+                             status=S.RESERVED, service_id=None, session=s)
     LOG.info('Attachment %s of volume %s: reserved', row.id, volume_id)
     return row
 
@@ -259,6 +266,7 @@ def undo_reserve(db, *, attachment_id: str) -> bool:
         if not MACHINE.destroy(db, row_id=attachment_id, session=s,
                                where=[VolumeAttachment.attach_status == S.RESERVED]):
             return False
+        _drop_worker(s, attachment_id)
         _recompute(s, volume)
     LOG.info('Attachment %s of volume %s: reservation undone', attachment_id, row.volume_id)
     return True

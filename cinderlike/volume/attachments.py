@@ -194,6 +194,19 @@ def settle_interrupted_connect(manager, ctx, machine, resource, row, hold) -> No
              messages.Detail.ATTACH_ERROR, None, project_id=volume.project_id)
 
 
+def settle_lost_reservation(manager, ctx, machine, resource, row, hold) -> None:
+    """Sweep of an attachment create whose connect call was never made (its API process
+    died after reserving): the reservation is undone, as the API's own undo would, and the
+    volume's project told the attach failed."""
+    if not db_attachments.undo_reserve(manager.db, attachment_id=resource.id):
+        return
+    volume = db_volumes.get(manager.db, volume_id=resource.volume_id)
+    LOG.warning('Volume %s: attachment %s was reserved to connect and never connected; '
+                'reservation undone', volume.id, resource.id)
+    _message(manager, ctx, volume.id, messages.Action.UPDATE_ATTACHMENT,
+             messages.Detail.ATTACH_ERROR, None, project_id=volume.project_id)
+
+
 def settle_interrupted_detach(manager, ctx, machine, resource, row, hold) -> None:
     """Cleanup of a detach the API began and never finished (it died, or its answer was
     lost): the connection is terminated again and the attachment deleted, as the API's

@@ -273,8 +273,10 @@ _SETTLERS = {
         GroupSnapshotStatus.DELETING: _resume('delete_group_snapshot', 'group_snapshot_id'),
     }),
     # NOTE(attachments): beyond Cinder, which leaves them `attaching`/`detaching` for good:
-    # a connect whose service died ends error_attaching, a detach whose API died is resumed.
+    # a connect whose service died ends error_attaching, a detach whose API died is resumed,
+    # a reservation to connect whose API died before the call is undone.
     db_attachments.MACHINE.name: (db_attachments.MACHINE, {
+        AttachmentStatus.RESERVED: attachments.settle_lost_reservation,
         AttachmentStatus.ATTACHING: attachments.settle_interrupted_connect,
         AttachmentStatus.DETACHING: attachments.settle_interrupted_detach,
     }),

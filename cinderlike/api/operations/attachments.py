@@ -70,7 +70,7 @@ def create(db, rpc, enforcer, ctx, *, volume_id: str, instance_uuid: str | None,
     attach_mode = (states.READ_ONLY if db_volumes.is_readonly(admin)
                    else mode or states.MODE_UNSET)
     row = db_attachments.reserve(db, volume_id=volume_id, instance_uuid=instance_uuid,
-                                 attach_mode=attach_mode)
+                                 attach_mode=attach_mode, connecting=bool(connector))
     if connector:
         casting.call(lambda: _update(db, rpc, ctx, volume=volume, attachment_id=row.id,
                                      connector=connector),

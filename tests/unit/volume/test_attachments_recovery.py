@@ -1,7 +1,8 @@
 """Attachments a dead service left in flight end in a terminal status (volume/recovery.py):
 a connect its volume service died in is `error_attaching` after the restart (the export
 removed, the volume's status recomputed, a user message), a detach its API died in is
-resumed by the backend's sweep, and a displaced connect cannot overwrite the outcome."""
+resumed by the backend's sweep, a reservation to connect whose API died before the call is
+undone by it, and a displaced connect cannot overwrite the outcome."""
 
 import datetime
 
@@ -120,9 +121,7 @@ def test_a_detach_whose_api_died_is_resumed_by_the_backends_sweep(conf, manager,
     (untaken,) = workers(db)
     assert (untaken.status, untaken.service_id) == ('detaching', None)
     assert recovery.sweep_lost(manager, ctx()) == 0  # not lost yet
-    with db.writer() as s:
-        s.execute(sa.update(Worker).values(
-            updated_at=utcnow() - datetime.timedelta(seconds=TIMEOUT + 5)))
+    _age(db, TIMEOUT + 5)
     calls = Calls(manager.driver, 'terminate_connection', 'remove_export')
     assert recovery.sweep_lost(manager, ctx()) == 1
     assert [c[0] for c in calls.made] == ['terminate_connection', 'remove_export']
@@ -147,3 +146,36 @@ def test_every_end_of_a_detach_removes_its_workers_row(manager, db, ending):
     else:
         assert db_attachments.detach_failed(db, attachment_id=attachment.id)
     assert workers(db) == []
+
+
+def _age(db, seconds):
+    with db.writer() as s:
+        s.execute(sa.update(Worker).values(
+            updated_at=utcnow() - datetime.timedelta(seconds=seconds)))
+
+
+def test_a_reservation_to_connect_whose_api_died_is_undone_by_the_sweep(conf, manager, db):
+    conf.set_override('lost_operation_timeout', TIMEOUT)
+    volume = add_volume(db, status='available')
+    attachment = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                        attach_mode='null', connecting=True)
+    assert [(w.status, w.service_id) for w in workers(db)] == [('reserved', None)]
+    assert row(db, volume.id).status == 'reserved'
+    _age(db, TIMEOUT + 5)
+    assert recovery.sweep_lost(manager, ctx()) == 1
+    with pytest.raises(exception.VolumeAttachmentNotFound):
+        db_attachments.get(db, attachment_id=attachment.id)
+    assert row(db, volume.id).status == 'available' and workers(db) == []
+    assert _messages(db) == [(ATTACH_ERROR, PROJECT, volume.id)]
+
+
+def test_a_connect_takes_the_reservations_row_over(manager, db):
+    volume = add_volume(db, status='available')
+    attachment = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                        attach_mode='null', connecting=True)
+    manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=attachment.id,
+                              connector=dict(CONNECTOR))
+    assert workers(db) == [] and row(db, volume.id).status == 'attaching'
+    plain = add_volume(db, status='available')
+    db_attachments.reserve(db, volume_id=plain.id, instance_uuid=INSTANCE, attach_mode='null')
+    assert workers(db) == []  # a plain reservation is no operation in flight
