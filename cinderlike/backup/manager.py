@@ -78,6 +78,12 @@ class BackupManager(manager.Manager):
         if not self.driver_ready and self._setup_backup_driver(context):
             self.publish_service_capabilities(context)
 
+    @periodic(spacing_opt='lost_operation_interval')
+    def _sweep_lost(self, context):
+        """Settle backup operations the API accepted that no service took up (lost casts)."""
+        if self.driver_ready:
+            recovery.sweep_lost(self, context)
+
     def publish_service_capabilities(self, context):
         """Fanout from the API side: report our capabilities to the schedulers now."""
         self._publisher.publish(context, self._capabilities)

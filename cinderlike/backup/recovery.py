@@ -6,7 +6,8 @@ Each backup of this host left `creating`, `restoring` or `deleting` is first hel
 workers row taken, bumping the epoch, so a late write of the run that died is refused):
 a create ends `error` with its volume (or snapshot) back and its temporary volume or
 snapshot removed, a restore leaves the backup available and the volume `error_restoring`,
-a delete runs again.
+a delete runs again. sweep_lost settles the same way the backups no service ever took up
+(their cast, or the scheduler's, was lost).
 """
 
 import datetime
@@ -19,6 +20,7 @@ from cinderlike.db import backups as db_backups
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
+from cinderlike.db.models import utcnow
 from cinderlike.states import backups as states
 
 LOG = logging.getLogger(__name__)
@@ -27,6 +29,8 @@ S = states.Status
 DONE = db_settle.Settled.DONE
 
 INTERRUPTED = 'The backup service stopped while the operation ran.'
+# Backups one sweep looks at; the next sweep takes the rest.
+SWEEP_BATCH = 100
 
 
 def _failed(manager, ctx, backup, action) -> None:
@@ -113,5 +117,37 @@ def do_cleanup(manager, ctx, request: dict) -> int:
         LOG.warning('Backup %s: %s interrupted on service %s; settling it', backup.id,
                     backup.status, row.service_id)
         _SETTLERS[backup.status](manager, ctx, backup, hold)
+        settled += 1
+    return settled
+
+
+def sweep_lost(manager, ctx) -> int:
+    """Settle the backups left `creating`, `restoring` or `deleting` longer than
+    `lost_operation_timeout` that no service holds: their cast (or the scheduler's) was lost,
+    or the service it went to died before taking it. Any backup service settles a create or
+    a restore; a delete is resumed by its own host, which has its objects. How many.
+
+    NOTE(race): the backup is taken only while no workers row exists, in the transaction
+    that checks it, so a service that took it up meanwhile keeps it.
+    """
+    cutoff = utcnow() - datetime.timedelta(seconds=manager.conf.lost_operation_timeout)
+    settled = 0
+    for row in db_backups.unheld(manager.db, statuses=states.CLEANABLE, before=cutoff,
+                                 limit=SWEEP_BATCH):
+        if row.status == S.DELETING and row.host not in (None, manager.host):
+            continue
+        backup, hold = db_workers.begin_for(manager.db, db_backups.MACHINE, row_id=row.id,
+                                            status=row.status, service_id=manager.service_id,
+                                            unheld=True)
+        if hold is None:
+            continue
+        LOG.warning('Backup %s: %s and taken up by no service within %s s; settling it',
+                    backup.id, backup.status, manager.conf.lost_operation_timeout)
+        try:
+            _SETTLERS[backup.status](manager, ctx, backup, hold)
+        except Exception:
+            LOG.exception('Backup %s: settling the lost operation failed', backup.id)
+            db_workers.finish(manager.db, hold=hold)
+            continue
         settled += 1
     return settled

@@ -15,14 +15,16 @@ OPTS = [
                     'A dead member\'s operations are settled within service_down_time plus '
                     'this interval (plus the time their driver work takes).'),
     cfg.IntOpt('lost_operation_timeout', default=300, min=1,
-               help='Seconds after which a volume service settles an operation the API '
-                    'accepted that no service took up (its cast, or the scheduler\'s, was '
-                    'lost, or the service died before starting it): a create or an extend '
-                    'fails with a user message, a delete is resumed by its backend. Longer '
-                    'than the longest a busy scheduler takes to place a volume.'),
+               help='Seconds after which a volume or backup service settles an operation '
+                    'the API accepted that no service took up (its cast, or the '
+                    'scheduler\'s, was lost, or the service died before starting it): a '
+                    'create or an extend fails with a user message, a delete is resumed by '
+                    'its backend (a backup\'s by its host), a restore ends as after a '
+                    'backup service restart. Longer than the longest a busy scheduler takes '
+                    'to place a volume.'),
     cfg.IntOpt('lost_operation_interval', default=60, min=1,
-               help='Seconds between a volume service\'s checks for operations no service '
-                    'took up (lost_operation_timeout).'),
+               help='Seconds between a volume or backup service\'s checks for operations '
+                    'no service took up (lost_operation_timeout).'),
 ]
 
 

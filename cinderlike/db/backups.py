@@ -19,7 +19,7 @@ from cinderlike.db import metadata as db_metadata
 from cinderlike.db import reservations as db_reservations
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Backup, BackupMetadata, utcnow
+from cinderlike.db.models import Backup, BackupMetadata, Worker, utcnow
 from cinderlike.states import backups as states
 
 LOG = logging.getLogger(__name__)
@@ -254,6 +254,18 @@ def of_host(db, *, host: str, statuses) -> list[Backup]:
         return list(s.scalars(sa.select(Backup).where(
             Backup.host == host, Backup.deleted.is_(False), Backup.status.in_(list(statuses)))
             .order_by(Backup.created_at)))
+
+
+def unheld(db, *, statuses, before, limit: int) -> list[Backup]:
+    """Live backups in *statuses*, unchanged since *before*, that no service holds (no
+    workers row): operations whose cast, or the scheduler's, was lost. Oldest first."""
+    held = sa.exists().where(Worker.resource_type == MACHINE.name,
+                             Worker.resource_id == Backup.id)
+    with db.reader() as s:
+        return list(s.scalars(sa.select(Backup).where(
+            Backup.deleted.is_(False), Backup.status.in_(list(statuses)),
+            sa.func.coalesce(Backup.updated_at, Backup.created_at) <= before, ~held)
+            .order_by(Backup.created_at).limit(limit)))
 
 
 def chain(db, *, backup: Backup) -> list[Backup]:

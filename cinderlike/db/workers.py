@@ -98,9 +98,10 @@ def _upsert(s, row: dict) -> tuple[int, int]:
 
 
 def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
-              request: dict | None = None):
+              request: dict | None = None, unheld: bool = False):
     """(row, Hold) of a *machine* row still in *status*, its workers row taken in the same
-    transaction as that check; (row, None) when the row is in another status.
+    transaction as that check; (row, None) when the row is in another status, or with
+    *unheld* when it has a workers row (a service holds the operation).
 
     :raises: the resource's NotFound.
     """
@@ -111,6 +112,9 @@ def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
                   .with_for_update())
         row = machine.get(db, row_id=row_id, session=s)
         if getattr(row, machine.column) != status:
+            return row, None
+        if unheld and get(db, resource_type=machine.name, resource_id=row_id,
+                          session=s) is not None:
             return row, None
         hold = begin(db, resource_type=machine.name, resource_id=row_id, status=status,
                      service_id=service_id, request=request, session=s)
