@@ -21,8 +21,9 @@ LOG = logging.getLogger(__name__)
 
 
 @functools.cache
-def _get_statement(model, of_project: bool):
-    """SELECT of the live row :row_id (of :project_id), built once per model.
+def _get_statement(model, of_project: bool, lock: bool = False):
+    """SELECT of the live row :row_id (of :project_id), FOR UPDATE with *lock*, built once
+    per model.
 
     NOTE(perf): every operation on a row starts with it; building and hashing the statement
     again each time cost more than running it.
@@ -30,7 +31,8 @@ def _get_statement(model, of_project: bool):
     where = [model.id == sa.bindparam('row_id'), model.deleted.is_(False)]
     if of_project:
         where.append(model.project_id == sa.bindparam('project_id'))
-    return sa.select(model).where(*where)
+    stmt = sa.select(model).where(*where)
+    return stmt.with_for_update() if lock else stmt
 
 
 @functools.cache
@@ -69,13 +71,18 @@ class Machine:
             where.append(self.model.project_id == project_id)
         return where
 
-    def get(self, db, *, row_id: str, project_id: str | None = None, session=None):
-        """The live row. :raises: the resource's NotFound."""
+    def get(self, db, *, row_id: str, project_id: str | None = None, session=None,
+            lock: bool = False):
+        """The live row, locked FOR UPDATE in *session*'s transaction with *lock*.
+
+        :raises: the resource's NotFound.
+        """
         params = {'row_id': row_id}
         if project_id is not None:
             params['project_id'] = project_id
         with db.reader(session) as s:
-            row = s.scalars(_get_statement(self.model, project_id is not None), params).first()
+            row = s.scalars(_get_statement(self.model, project_id is not None, lock),
+                            params).first()
         if row is None:
             raise self.not_found(row_id)
         return row

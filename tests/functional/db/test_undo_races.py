@@ -14,6 +14,7 @@ from cinderlike.db import group_types as db_group_types
 from cinderlike.db import groups as db_groups
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db import workers as db_workers
 from cinderlike.db.models import Group, QuotaUsage
 from tests.fixtures.race import race
 
@@ -29,7 +30,7 @@ def _volume(db):
 def test_undoing_a_reservation_and_the_service_connecting_it_exactly_one_wins(db, attempt):
     volume = _volume(db)
     row = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=None,
-                                 attach_mode='rw')
+                                 attach_mode='rw', connecting=True)
     undone, connected = race(lambda: db_attachments.undo_reserve(db, attachment_id=row.id),
                              lambda: db_attachments.begin_connect(db, attachment_id=row.id))
     left = db_attachments.of_volume(db, volume_id=volume.id)
@@ -38,10 +39,14 @@ def test_undoing_a_reservation_and_the_service_connecting_it_exactly_one_wins(db
         # The undo won: no attachment, the volume available; the service found none.
         assert isinstance(connected, exception.VolumeAttachmentNotFound)
         assert (left, status) == ([], 'available')
+        assert db_workers.get(db, resource_type='Attachment', resource_id=row.id) is None
     else:
-        # The service began connecting first: the reservation stands.
-        assert undone is False and connected.attach_status == 'attaching'
+        # The service began connecting first: the reservation stands, the connect holds
+        # the workers row the reservation wrote.
+        assert undone is False and connected[0].attach_status == 'attaching'
         assert [a.attach_status for a in left] == ['attaching'] and status == 'attaching'
+        worker = db_workers.get(db, resource_type='Attachment', resource_id=row.id)
+        assert (worker.status, worker.epoch) == ('attaching', 2)
 
 
 @pytest.mark.parametrize('attempt', range(5))
