@@ -121,7 +121,8 @@ def attachment_update(manager, ctx, *, volume_id: str, attachment_id: str,
             'attached_host': connector.get('host'),
             'mountpoint': connector.get('mountpoint', 'na'), 'attach_mode': mode}):
         # NOTE(fencing): a detach or a cleanup took the attachment meanwhile; its outcome
-        # stands and the host must not use this connection.
+        # stands, the host must not use this connection, and this connect removes it.
+        _undo_connection(manager, volume, connector, attachment_id=attachment_id)
         raise exception.InvalidVolume(
             reason=f'Attachment {attachment_id} was detached or cleaned up while it was '
                    f'being connected.')
@@ -154,6 +155,16 @@ def _disconnect(manager, volume, connector: dict | None, *, attachment_id: str |
                         exc_info=True)
 
 
+def _undo_connection(manager, volume, connector: dict | None, *, attachment_id: str) -> None:
+    """Remove a connection no attachment keeps (*connector*'s, when known) and the export
+    unless another attachment is connected; a failure is logged, the caller's outcome stands."""
+    try:
+        _disconnect(manager, volume, connector, attachment_id=attachment_id)
+    except Exception:
+        LOG.warning('Volume %s: the connection of attachment %s could not be removed',
+                    volume.id, attachment_id, exc_info=True)
+
+
 def attachment_delete(manager, ctx, *, volume_id: str, attachment_id: str) -> None:
     """Disconnect a `detaching` attachment (the API deletes the row afterwards).
 
@@ -181,11 +192,7 @@ def settle_interrupted_connect(manager, ctx, machine, resource, row, hold) -> No
     attachment of the volume is connected, the attachment ends `error_attaching` (the
     volume's status recomputed) and its project gets Cinder's attach error message."""
     volume = db_volumes.get(manager.db, volume_id=resource.volume_id)
-    try:
-        _disconnect(manager, volume, None, attachment_id=resource.id)
-    except Exception:
-        LOG.warning('Volume %s: the export of interrupted attachment %s could not be removed',
-                    volume.id, resource.id, exc_info=True)
+    _undo_connection(manager, volume, None, attachment_id=resource.id)
     if not db_attachments.connect_failed(manager.db, attachment_id=resource.id, hold=hold):
         return
     LOG.warning('Volume %s: attachment %s connect interrupted on service %s; settled as '

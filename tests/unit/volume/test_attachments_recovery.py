@@ -179,3 +179,25 @@ def test_a_connect_takes_the_reservations_row_over(manager, db):
     plain = add_volume(db, status='available')
     db_attachments.reserve(db, volume_id=plain.id, instance_uuid=INSTANCE, attach_mode='null')
     assert workers(db) == []  # a plain reservation is no operation in flight
+
+
+def test_a_connect_displaced_while_exporting_removes_its_own_connection(manager, db):
+    volume, attachment = _reserved(db)
+    peer = db_services.register(db, host='node2@lvm', binary='cinder-volume',
+                                topic='cinder-volume', availability_zone='nova')
+    real = manager.driver.initialize_connection
+
+    def taken_over_meanwhile(ref, connector):
+        (taken,) = workers(db)
+        assert db_workers.take_over(db, worker=taken, service_id=peer.id)
+        return real(ref, connector)
+
+    manager.driver.initialize_connection = taken_over_meanwhile
+    calls = Calls(manager.driver, 'terminate_connection', 'remove_export')
+    with pytest.raises(exception.InvalidVolume):
+        manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=attachment.id,
+                                  connector=dict(CONNECTOR))
+    assert calls.made == [('terminate_connection', volume.id, CONNECTOR),
+                          ('remove_export', volume.id)]
+    stored = _attachment(db, attachment.id)
+    assert stored.attach_status == 'attaching' and stored.connection_info is None
