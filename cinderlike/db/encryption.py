@@ -3,6 +3,10 @@
 A type's specs change only while no live volume has the type (Cinder's rule). Every writer
 locks the type row first and a volume create holds it shared while it inserts, so a change
 and a create of that type never both pass their checks.
+
+NOTE(deadlock): on InnoDB a type rename (SERIALIZABLE: it reads the type row shared, then
+writes it) and a writer here waiting for that row deadlock; the victim, when it is the
+writer here, runs again.
 """
 
 import dataclasses
@@ -13,7 +17,7 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from cinderlike import exception
-from cinderlike.db import conditional, volume_types
+from cinderlike.db import conditional, serializable, volume_types
 from cinderlike.db.models import Encryption, Volume, utcnow
 
 LOG = logging.getLogger(__name__)
@@ -88,7 +92,7 @@ def create(db, *, type_id: str, specs: dict) -> EncryptionRecord:
         VolumeTypeEncryptionExists: the type already has encryption (a concurrent create
         of the same type included: the type row lock lets one of them through).
     """
-    with db.writer() as session:
+    def work(session):
         if _lock_type(db, session, type_id=type_id, verb='create') is None:
             raise exception.VolumeTypeNotFound(volume_type_id=type_id)
         if get(db, type_id=type_id, session=session) is not None:
@@ -97,7 +101,9 @@ def create(db, *, type_id: str, specs: dict) -> EncryptionRecord:
                          **{field: specs.get(field) for field in SPEC_FIELDS})
         session.add(row)
         session.flush()
-        record = _record(row)
+        return _record(row)
+
+    record = serializable.run(db, work, serializable=False)
     LOG.info('Volume type %s: encryption %s created', type_id, record.encryption_id)
     return record
 
@@ -108,12 +114,15 @@ def update(db, *, type_id: str, specs: dict) -> None:
     :raises VolumeTypeNotFound; Invalid: the type is in use; VolumeTypeEncryptionNotFound:
     """
     values = {field: specs[field] for field in SPEC_FIELDS if field in specs}
-    with db.writer() as session:
+
+    def work(session):
         if _lock_type(db, session, type_id=type_id, verb='update') is None:
             raise exception.VolumeTypeNotFound(volume_type_id=type_id)
         if not conditional.update(session, Encryption, values=dict(values, updated_at=utcnow()),
                                   where=[*_live(type_id), _unused(type_id)]):
             raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
+
+    serializable.run(db, work, serializable=False)
     LOG.info('Volume type %s: encryption updated (%s)', type_id, ', '.join(sorted(values)))
 
 
@@ -125,15 +134,16 @@ def delete(db, *, type_id: str) -> None:
 
     :raises Invalid: the type is in use; VolumeTypeEncryptionNotFound:
     """
-    with db.writer() as session:
+    def work(session):
         _lock_type(db, session, type_id=type_id, verb='delete')
-        now = utcnow()
         count = conditional.update(
             session, Encryption,
-            values={'deleted': True, 'deleted_at': now, 'updated_at': Encryption.updated_at},
+            values={'deleted': True, 'deleted_at': utcnow(), 'updated_at': Encryption.updated_at},
             where=[*_live(type_id), _unused(type_id)])
         if not count:
             raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
+
+    serializable.run(db, work, serializable=False)
     LOG.info('Volume type %s: encryption deleted', type_id)
 
 

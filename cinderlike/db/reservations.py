@@ -11,7 +11,6 @@ import functools
 import uuid
 
 import sqlalchemy as sa
-from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike import exception
@@ -22,8 +21,6 @@ from cinderlike.db.models import QuotaUsage, Reservation, utcnow
 MAX_INT = 0x7FFFFFFF
 EXPIRE_BATCH = 500
 DEADLOCK_RETRIES = 10
-
-LOG = logging.getLogger(__name__)
 
 
 def _write_lock(s) -> None:
@@ -40,19 +37,13 @@ def _in_transaction(db, session, work):
     NOTE(deadlock): two requests creating a project's first usage rows can deadlock on
     InnoDB's duplicate-key locks; the database aborts one, which simply runs again.
     """
-    attempt = 1
-    while True:
-        try:
-            with db.writer(session) as s:
-                _write_lock(s)
-                return work(s)
-        except sa.exc.DBAPIError as error:
-            if (session is not None or attempt >= DEADLOCK_RETRIES
-                    or not serializable.retryable(error)):
-                raise
-        LOG.debug('Quota transaction deadlocked; running it again (attempt %d).', attempt + 1)
-        serializable.backoff(attempt)
-        attempt += 1
+    def locked(s):
+        _write_lock(s)
+        return work(s)
+
+    if session is not None:
+        return locked(session)
+    return serializable.run(db, locked, serializable=False, attempts=DEADLOCK_RETRIES)
 
 
 def retried(db, work):

@@ -1,7 +1,10 @@
-"""SERIALIZABLE transactions that run again when they lose a race (cinderlike-api writers).
+"""Transactions that run again when they lose a race (cinderlike-api writers).
 
 Names of volume types and QoS specs have no unique constraint in Cinder's schema, so their
 creates and renames read "is the name free?" and insert in one SERIALIZABLE transaction.
+Writers whose row locks can cross another transaction's (quota rows, a type's encryption
+against a type rename) run at the default isolation and are rerun when the database
+aborts them as a deadlock's victim.
 """
 
 import random
@@ -39,15 +42,17 @@ def backoff(attempt: int) -> None:
     time.sleep(random.uniform(0, min(_CAP, _BASE * 2 ** attempt)))  # noqa: S311 - jitter only
 
 
-def run(db, work):
-    """Run *work(session)* in a SERIALIZABLE transaction, again while it loses a race."""
-    for attempt in range(1, _ATTEMPTS + 1):
+def run(db, work, *, serializable: bool = True, attempts: int = _ATTEMPTS):
+    """Run *work(session)* in a transaction of its own (SERIALIZABLE unless told not),
+    again while it loses a race, up to *attempts* times."""
+    for attempt in range(1, attempts + 1):
         try:
             with db.writer() as session:
-                session.connection(execution_options={'isolation_level': 'SERIALIZABLE'})
+                if serializable:
+                    session.connection(execution_options={'isolation_level': 'SERIALIZABLE'})
                 return work(session)
         except sa.exc.DBAPIError as err:
-            if attempt == _ATTEMPTS or not retryable(err):
+            if attempt == attempts or not retryable(err):
                 raise
             LOG.debug('Retrying a transaction that lost a race (attempt %d): %s', attempt, err)
         backoff(attempt)

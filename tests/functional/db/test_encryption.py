@@ -3,6 +3,7 @@ raced against a volume create of that type (through the API) never leaves a volu
 key disagrees with its type, and the loser gets Cinder's 400 with nothing written; os-hosts
 counts from the database."""
 
+import threading
 import uuid
 
 import pytest
@@ -13,11 +14,13 @@ from cinderlike import conf as cl_conf
 from cinderlike import exception
 from cinderlike.api.app import create_app
 from cinderlike.db import encryption as db_encryption
+from cinderlike.db import serializable
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Service, Volume
+from cinderlike.db.models import Service, Volume, VolumeType, VolumeTypeExtraSpecs
 from cinderlike.key_manager import FIXED_KEY_ID
+from tests.fixtures.daemons import wait_for
 from tests.fixtures.race import race, split
 from tests.unit.api.volume_fixtures import RecordingRPC, usages
 
@@ -111,6 +114,61 @@ def test_concurrent_encryption_creates_one_wins(db):
         *[lambda: db_encryption.create(db, type_id=vtype.id, specs=LUKS)] * 4))
     assert len(winners) == 1 and len(losers) == 3
     assert all(isinstance(e, exception.VolumeTypeEncryptionExists) for e in losers)
+
+
+def _waits_for_a_lock(db) -> bool:
+    """Some other transaction of *db*'s server waits for a row lock."""
+    with db.reader() as s:
+        if s.bind.dialect.name == 'postgresql':
+            return bool(s.scalar(sa.text(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")))
+        return bool(s.scalar(sa.text(
+            "SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'")))
+
+
+@pytest.mark.parametrize('change', ['update', 'delete'])
+def test_an_encryption_change_crossing_a_type_rename_ends_as_if_it_ran_alone(db, change,
+                                                                             monkeypatch):
+    """A rename reads the type row shared (SERIALIZABLE) and then writes it; an encryption
+    change waiting for that row meanwhile is a deadlock's victim on InnoDB, and runs again
+    instead of answering 503."""
+    vtype = db_types.create(db, name=f'rename-{uuid.uuid4()}')
+    db_encryption.create(db, type_id=vtype.id, specs=LUKS)
+    reruns = []
+    monkeypatch.setattr(serializable, 'backoff', reruns.append)
+    outcome = {}
+
+    def encryption_change():
+        try:
+            if change == 'update':
+                db_encryption.update(db, type_id=vtype.id, specs={'key_size': 512})
+            else:
+                db_encryption.delete(db, type_id=vtype.id)
+            outcome['done'] = True
+        except Exception as error:  # noqa: BLE001 - the assertion below names it
+            outcome['error'] = error
+
+    thread = threading.Thread(target=encryption_change)
+    with db.writer() as s:
+        # NOTE(victim): InnoDB aborts the lighter transaction; the rows written first make
+        # the rename the heavier one, as a rename that moved quota rows is.
+        s.connection(execution_options={'isolation_level': 'SERIALIZABLE'})
+        for key in range(20):
+            s.add(VolumeTypeExtraSpecs(volume_type_id=vtype.id, key=f'k{key}', value='v'))
+        s.flush()
+        s.execute(sa.select(VolumeType.id).where(VolumeType.id == vtype.id))
+        s.execute(sa.select(VolumeType.id).where(VolumeType.id == vtype.id)
+                  .with_for_update(read=True))
+        thread.start()
+        wait_for(lambda: _waits_for_a_lock(db))
+        s.execute(sa.update(VolumeType).where(VolumeType.id == vtype.id)
+                  .values(description='renamed'))
+    thread.join(timeout=30)
+    assert outcome == {'done': True}
+    if db.engine.dialect.name != 'postgresql':
+        assert reruns == [1]
+    stored = db_encryption.get(db, type_id=vtype.id)
+    assert (stored is None) if change == 'delete' else (stored.key_size == 512)
 
 
 def test_an_encrypted_volume_and_its_metadata(db, client):
