@@ -347,5 +347,11 @@ def deployed(workdir, *, server_url, transport_url, configure=None, start=None, 
                 start(stack)
             yield stack
             assert 'No capacity drift.' in stack.capacity_check()
+        except BaseException:
+            # NOTE(diagnosis): CI keeps only pytest's report; the daemons' last words go
+            # into its captured output.
+            for daemon in stack.daemons.values():
+                print(f'--- {daemon.name}: the end of {daemon.log_path}\n{daemon.log()[-6000:]}')
+            raise
         finally:
             stack.close()

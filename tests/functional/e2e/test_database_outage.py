@@ -42,6 +42,10 @@ def test_the_daemons_ride_out_a_database_outage(tmp_path, rabbit_url):
 
         wait_for(lambda: stack.request('GET', f'{V}/volumes')[0] == 200, timeout=60,
                  what='the API to read the database again')
+        # NOTE(down): an outage longer than service_down_time (4 s here) shows the volume
+        # service down until its next heartbeat; a create before it is NoValidBackend.
+        wait_for(lambda: stack.services()[('cinder-volume', f'{stack.host}@b1')]['state']
+                 == 'up', timeout=60, what='the volume service to heartbeat again')
         second = stack.ok('POST', f'{V}/volumes', {'volume': {'size': 1}}, expect=202)['volume']
         _settles(stack, second['id'], 'available')
         for volume in (first, second):
