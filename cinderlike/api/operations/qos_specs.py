@@ -2,25 +2,21 @@
 `qos_specs.*` notifications, publisher `QoSSpecs.<host>`.
 
 Each change is one db/ call; the info notification follows it, and a refusal sends the error
-notification Cinder's controller sends for it.
+notification Cinder's controller sends for it. Datetimes in the payloads are oslo's
+PERFECT_TIME_FORMAT, as Cinder's JSON serializer writes them: the views' timestamp.
 """
 
 from oslo_utils import strutils
 
 from cinderlike import exception, rpc
+from cinderlike.api.views.common import timestamp
 from cinderlike.db import qos_specs as db_qos
 from cinderlike.db.models import utcnow
 
-# NOTE(payload): Cinder's JSON serializer writes datetimes as oslo's PERFECT_TIME_FORMAT.
-_TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
 # NOTE(consumer): Cinder's message prints its QoSConsumerField, whose str() is this.
 _CONSUMERS_TEXT = ("QoSConsumerValues(default=<class "
                    "'oslo_versionedobjects.fields.UnspecifiedDefault'>,nullable=False,"
                    f"valid_values={db_qos.CONSUMERS!r})")
-
-
-def _time(value):
-    return value.strftime(_TIME_FORMAT) if value is not None else None
 
 
 class Notifier:
@@ -97,8 +93,8 @@ def update(db, notifier, ctx, *, specs_id, specs: dict) -> None:
     except (exception.QoSSpecsNotFound, exception.InvalidQoSSpecs) as err:
         notifier.error(ctx, 'qos_specs.update', err, id=specs_id)
         raise
-    notifier.info(ctx, 'qos_specs.update', id=specs_id, created_at=_time(record.created_at),
-                  updated_at=_time(utcnow()), specs=specs)
+    notifier.info(ctx, 'qos_specs.update', id=specs_id, created_at=timestamp(record.created_at),
+                  updated_at=timestamp(utcnow()), specs=specs)
 
 
 def delete(db, notifier, ctx, *, specs_id, force: bool) -> None:
@@ -111,8 +107,8 @@ def delete(db, notifier, ctx, *, specs_id, force: bool) -> None:
     except exception.QoSSpecsInUse as err:
         notifier.error(ctx, 'qos_specs.delete', err, id=specs_id)
         raise exception.Invalid('Qos specs still in use.') from None
-    notifier.info(ctx, 'qos_specs.delete', id=specs_id, created_at=_time(record.created_at),
-                  deleted_at=_time(utcnow()))
+    notifier.info(ctx, 'qos_specs.delete', id=specs_id, created_at=timestamp(record.created_at),
+                  deleted_at=timestamp(utcnow()))
 
 
 def delete_keys(db, notifier, ctx, *, specs_id, keys) -> None:
@@ -123,7 +119,7 @@ def delete_keys(db, notifier, ctx, *, specs_id, keys) -> None:
         notifier.error(ctx, 'qos_specs.delete_keys', err, id=specs_id)
         raise
     notifier.info(ctx, 'qos_specs.delete_keys', id=specs_id,
-                  created_at=_time(record.created_at), updated_at=_time(record.updated_at))
+                  created_at=timestamp(record.created_at), updated_at=timestamp(record.updated_at))
 
 
 def associations(db, notifier, ctx, *, specs_id) -> list[db_qos.Association]:
@@ -135,7 +131,7 @@ def associations(db, notifier, ctx, *, specs_id) -> list[db_qos.Association]:
         notifier.error(ctx, 'qos_specs.associations', err, id=specs_id)
         raise
     notifier.info(ctx, 'qos_specs.associations', id=specs_id,
-                  created_at=_time(record.created_at))
+                  created_at=timestamp(record.created_at))
     return types
 
 
@@ -164,7 +160,7 @@ def associate(db, notifier, ctx, *, specs_id, type_id) -> None:
             notifier.error(ctx, 'qos_specs.associate', err, id=specs_id)
         raise
     notifier.info(ctx, 'qos_specs.associate', id=specs_id, type_id=type_id,
-                  created_at=_time(record.created_at))
+                  created_at=timestamp(record.created_at))
 
 
 def disassociate(db, notifier, ctx, *, specs_id, type_id) -> None:
@@ -177,7 +173,7 @@ def disassociate(db, notifier, ctx, *, specs_id, type_id) -> None:
         notifier.error(ctx, 'qos_specs.disassociate', err, id=specs_id)
         raise
     notifier.info(ctx, 'qos_specs.disassociate', id=specs_id, type_id=type_id,
-                  created_at=_time(record.created_at))
+                  created_at=timestamp(record.created_at))
 
 
 def disassociate_all(db, notifier, ctx, *, specs_id) -> None:
@@ -189,4 +185,4 @@ def disassociate_all(db, notifier, ctx, *, specs_id) -> None:
         notifier.error(ctx, 'qos_specs.disassociate_all', err, id=specs_id)
         raise
     notifier.info(ctx, 'qos_specs.disassociate_all', id=specs_id,
-                  created_at=_time(record.created_at))
+                  created_at=timestamp(record.created_at))

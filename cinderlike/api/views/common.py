@@ -4,14 +4,17 @@ import dataclasses
 import datetime
 import urllib.parse
 
-# Cinder's views print datetimes this way (microseconds, no zone).
-TIME_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
-
 
 def timestamp(value: datetime.datetime | None, *, missing=None):
-    """*value* as Cinder prints it; *missing* when there is none (None, or '' in the views
-    that print an empty string)."""
-    return value.strftime(TIME_FORMAT) if value else missing
+    """*value* as Cinder prints it (`%Y-%m-%dT%H:%M:%S.%f`: microseconds, no zone); *missing*
+    when there is none (None, or '' in the views that print an empty string)."""
+    if not value:
+        return missing
+    # NOTE(speed): isoformat is a third of strftime's cost (two per volume in a listing);
+    # the database's datetimes are naive, an aware one is printed without its zone.
+    if value.tzinfo is not None:
+        value = value.replace(tzinfo=None)
+    return value.isoformat(timespec='microseconds')
 
 
 def base_url(conf, req) -> str:
