@@ -207,19 +207,27 @@ class VolumePlan:
     deltas: dict[str, int]
     limits: dict[str, int]
     type_ids: dict[str, str]
+    size_limit: int
+
+    def check_size(self, size: int) -> None:
+        """Cinder's check_volume_size.
+
+        :raises VolumeSizeExceedsLimit: (413) when *size* is above the project's limit.
+        """
+        _check_size(self.size_limit, size)
 
 
-def plan_volume(db, *, conf, project_id: str, size: int, deltas: dict[str, int],
+def plan_volume(db, *, conf, project_id: str, deltas: dict[str, int],
                 session=None) -> VolumePlan:
-    """check_volume_size, and the limits consume() checks *deltas* against, in one lookup.
+    """The limits consume() checks *deltas* against, and per_volume_gigabytes, in one lookup
+    (in the caller's *session* when given).
 
-    :raises VolumeSizeExceedsLimit: (413) when *size* is above the project's limit.
     :raises QuotaResourceUnknown: for a resource that is not reservable.
     """
     _reservable(deltas)
     limits, type_ids = _lookup(conf, db, project_id, [*deltas, *LIMIT_ONLY], session=session)
-    _check_size(limits['per_volume_gigabytes'], size)
-    return VolumePlan(project_id, dict(deltas), {r: limits[r] for r in deltas}, type_ids)
+    return VolumePlan(project_id, dict(deltas), {r: limits[r] for r in deltas}, type_ids,
+                      limits['per_volume_gigabytes'])
 
 
 def consume(db, ctx, *, conf, plan: VolumePlan, then):

@@ -29,9 +29,10 @@ def is_frozen(db, *, host: str | None, cluster_name: str | None, session=None) -
         return bool(s.scalar(stmt))
 
 
-def assert_not_frozen(db, *, host: str | None, cluster_name: str | None) -> None:
+def assert_not_frozen(db, *, host: str | None, cluster_name: str | None,
+                      session=None) -> None:
     """:raises InvalidInput: with Cinder's message, when the resource's backend is frozen."""
-    if is_frozen(db, host=host, cluster_name=cluster_name):
+    if is_frozen(db, host=host, cluster_name=cluster_name, session=session):
         raise exception.InvalidInput(reason=FROZEN_MESSAGE)
 
 

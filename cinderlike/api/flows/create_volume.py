@@ -228,6 +228,10 @@ class ExtractSpec(task.Task):
                 session=s)
         key_source = snapshot if snapshot is not None else source
         encryption = db_encryption.get(db, type_id=vtype.id, session=s)
+        # NOTE(session): the quota limits are read here too; CheckQuota checks them.
+        plan = quota.plan_volume(
+            db, conf=conf, project_id=ctx.project_id, session=s,
+            deltas=quota.volume_deltas(size=size, volume_type_name=vtype.name))
         _check_same_encryption(db, s, vtype, encryption, key_source,
                                'snapshot' if snapshot is not None else 'volume')
         group = _group(db, ctx, request, vtype, s)
@@ -238,7 +242,7 @@ class ExtractSpec(task.Task):
                                            'snapshot' if snapshot else 'source volume', s),
                 'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
                 'backup_id': request.backup_id, 'resource_backend': backend,
-                'group_id': group.id if group is not None else None}
+                'group_id': group.id if group is not None else None, 'quota_plan': plan}
 
 
 class AuthorizeType(task.Task):
@@ -301,16 +305,14 @@ class MakeEncryptionKey(task.Task):
 
 
 class CheckQuota(task.Task):
-    """per_volume_gigabytes, then the limits CreateEntry consumes volumes/gigabytes (and
-    per-type) against."""
+    """per_volume_gigabytes (where Cinder checks it, after the key is made); provides the
+    plan CreateEntry consumes volumes/gigabytes (and per-type) by."""
 
     default_provides = 'quota_plan'
 
-    def execute(self, conf, db, ctx, spec):
-        deltas = quota.volume_deltas(size=spec['size'],
-                                     volume_type_name=spec['volume_type'].name)
-        return quota.plan_volume(db, conf=conf, project_id=ctx.project_id, size=spec['size'],
-                                 deltas=deltas)
+    def execute(self, spec):
+        spec['quota_plan'].check_size(spec['size'])
+        return spec['quota_plan']
 
 
 class CreateEntry(task.Task):

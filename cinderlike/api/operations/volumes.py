@@ -54,13 +54,14 @@ def _deleted_deltas(db, volume) -> dict[str, int]:
     return {resource: -amount for resource, amount in deltas.items()}
 
 
-def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool = False):
-    """Destroy an unscheduled volume here, or move it to `deleting` and cast to its backend.
+def delete(db, rpc, ctx, *, volume, force: bool = False, cascade: bool = False):
+    """Destroy an unscheduled *volume* (the row the caller looked up) here, or move it to
+    `deleting` and cast to its backend.
 
     :raises VolumeNotFound, InvalidVolume: (the delete transition's expected states),
         InvalidInput: on a frozen backend
     """
-    volume = get(db, ctx, volume_id=volume_id)
+    volume_id = volume.id
     if volume.host is None and db_volumes.destroy_unscheduled(db, volume_id=volume_id):
         # NOTE(unscheduled): as Cinder, a volume no scheduler placed has nothing on a
         # backend; error_managing rows never consumed quota.
@@ -68,13 +69,14 @@ def delete(db, rpc, ctx, *, volume_id: str, force: bool = False, cascade: bool =
             quota.release_usage(db, project_id=volume.project_id,
                                 deltas=_deleted_deltas(db, volume))
         return
-    db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
     action = ('force_' if force else '') + ('delete_cascade' if cascade else 'delete')
     # NOTE(cascade): as Cinder, a non-admin's cascade may not take another project's
     # snapshots (a transferred volume's) down with the volume.
     foreign = ([db_volumes.other_project_snapshots()]
                if cascade and not force and not ctx.is_admin else [])
     with db.writer() as session:
+        db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name,
+                                         session=session)
         volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action,
                                           project_id=scope(ctx), where=foreign,
                                           values={'terminated_at': utcnow()},

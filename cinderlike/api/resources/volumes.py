@@ -306,9 +306,9 @@ class Volume:
         cascade = listing.bool_param(req.params, 'cascade')
         force = (req.context.api_version.matches(mv.VOLUME_DELETE_FORCE)
                  and listing.bool_param(req.params, 'force'))
-        self._load(req, volume_id, policy.DELETE_POLICY)
+        volume = self._load(req, volume_id, policy.DELETE_POLICY)
         if force:
             self._enforcer.authorize(req.context.ctx, policy.FORCE_DELETE_POLICY)
-        operations.delete(self._db, self._rpc, req.context.ctx, volume_id=volume_id,
-                          force=force, cascade=cascade)
+        operations.delete(self._db, self._rpc, req.context.ctx, volume=volume, force=force,
+                          cascade=cascade)
         resp.status = falcon.HTTP_202

@@ -145,8 +145,7 @@ def _consume_race(db, conf, project_id, *, fail_every_third=False):
         for attempt in range(ATTEMPTS):
             fail = fail_every_third and (index + attempt) % 3 == 0
             try:
-                plan = quota.plan_volume(db, conf=conf, project_id=project_id, size=2,
-                                         deltas=deltas)
+                plan = quota.plan_volume(db, conf=conf, project_id=project_id, deltas=deltas)
                 created.append(quota.consume(db, None, conf=conf, plan=plan,
                                              then=functools.partial(insert, fail=fail)))
             except (exception.VolumeLimitExceeded, RuntimeError):
