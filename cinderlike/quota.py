@@ -85,14 +85,16 @@ def project_quotas(conf, db, *, project_id: str, usages: bool = False,
     return result
 
 
-def _lookup(conf, db, project_id: str, wanted,
-            session=None) -> tuple[dict[str, int], dict[str, str]]:
-    """(limits of *wanted*, {type name: id}) read in one transaction.
+def _lookup(conf, db, project_id: str, wanted, session=None,
+            type_ids: dict[str, str] | None = None) -> tuple[dict[str, int], dict[str, str]]:
+    """(limits of *wanted*, {type name: id}) read in one transaction; *type_ids*, when the
+    caller knows every type *wanted* names, spares reading them all.
 
     :raises QuotaResourceUnknown: for a name no quota knows.
     """
     with db.reader(session) as s:
-        type_ids = db_quotas.volume_types(db, session=s)
+        if type_ids is None:
+            type_ids = db_quotas.volume_types(db, session=s)
         names = set(DEFAULT_OPTIONS)
         names.update(f'{base}_{type_name}' for type_name in type_ids
                      for base in db_quotas.TYPE_RESOURCES)
@@ -217,15 +219,17 @@ class VolumePlan:
         _check_size(self.size_limit, size)
 
 
-def plan_volume(db, *, conf, project_id: str, deltas: dict[str, int],
-                session=None) -> VolumePlan:
-    """The limits consume() checks *deltas* against, and per_volume_gigabytes, in one lookup
-    (in the caller's *session* when given).
+def plan_volume(db, *, conf, project_id: str, deltas: dict[str, int], session=None,
+                volume_type=None) -> VolumePlan:
+    """The limits consume() checks *deltas* (of a volume of *volume_type*, when given)
+    against, and per_volume_gigabytes, in one lookup (in the caller's *session* when given).
 
     :raises QuotaResourceUnknown: for a resource that is not reservable.
     """
     _reservable(deltas)
-    limits, type_ids = _lookup(conf, db, project_id, [*deltas, *LIMIT_ONLY], session=session)
+    limits, type_ids = _lookup(
+        conf, db, project_id, [*deltas, *LIMIT_ONLY], session=session,
+        type_ids=None if volume_type is None else {volume_type.name: volume_type.id})
     return VolumePlan(project_id, dict(deltas), {r: limits[r] for r in deltas}, type_ids,
                       limits['per_volume_gigabytes'])
 

@@ -230,7 +230,7 @@ class ExtractSpec(task.Task):
         encryption = db_encryption.get(db, type_id=vtype.id, session=s)
         # NOTE(session): the quota limits are read here too; CheckQuota checks them.
         plan = quota.plan_volume(
-            db, conf=conf, project_id=ctx.project_id, session=s,
+            db, conf=conf, project_id=ctx.project_id, session=s, volume_type=vtype,
             deltas=quota.volume_deltas(size=size, volume_type_name=vtype.name))
         _check_same_encryption(db, s, vtype, encryption, key_source,
                                'snapshot' if snapshot is not None else 'volume')
