@@ -13,20 +13,17 @@ machine's load). `--profile K` prints the K costliest functions of that half to 
 """
 
 import argparse
-import cProfile
 import json
 import os
 import pathlib
-import pstats
 import sys
 import tempfile
-import time
 
 # NOTE(path): run as a script, the project root (for tests.*) is not on sys.path.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+import inprocess  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
-from sqlalchemy import event  # noqa: E402
 
 from cinderlike import conf as conf_pkg  # noqa: E402
 from cinderlike import context, coordination, quota  # noqa: E402
@@ -40,32 +37,9 @@ from cinderlike.drivers.volume import fake  # noqa: E402
 from cinderlike.volume import manager as volume_manager  # noqa: E402
 from tests.fixtures.database import fresh_database  # noqa: E402
 
-SERVER_URLS = {
-    'postgresql': ('CINDERLIKE_TEST_POSTGRESQL_URL',
-                   'postgresql+psycopg2://postgres@127.0.0.1:5432/test'),
-    'mysql': ('CINDERLIKE_TEST_MYSQL_URL', 'mysql+pymysql://root@127.0.0.1:3306/test'),
-}
 HOST = 'bench@b1'
 POOL = f'{HOST}#b1'
 PROJECT = 'bench'
-
-
-class Counter:
-    """Statements and commits the engine runs."""
-
-    def __init__(self, eng):
-        self.statements = self.commits = 0
-        event.listen(eng, 'before_cursor_execute', self._statement)
-        event.listen(eng, 'commit', self._commit)
-
-    def _statement(self, *_args):
-        self.statements += 1
-
-    def _commit(self, *_args):
-        self.commits += 1
-
-    def snapshot(self) -> tuple[int, int]:
-        return self.statements, self.commits
 
 
 class NoScheduler:
@@ -119,29 +93,6 @@ def _seed(db, count: int) -> list[str]:
     return ids
 
 
-def _timed(work, items, counter):
-    """Figures per item: CPU ms and statements/commits over the first half of *items*, and
-    Python function calls (cProfile, which also slows them) over the second; the profile."""
-    half = len(items) // 2
-    before = counter.snapshot()
-    cpu = time.process_time()
-    for item in items[:half]:
-        work(item)
-    spent = time.process_time() - cpu
-    after = counter.snapshot()
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for item in items[half:]:
-        work(item)
-    profiler.disable()
-    calls = pstats.Stats(profiler).total_calls
-    figures = {'cpu_ms': round(spent * 1000 / half, 2),
-               'python_calls': round(calls / (len(items) - half)),
-               'statements': round((after[0] - before[0]) / half, 2),
-               'commits': round((after[1] - before[1]) / half, 2)}
-    return figures, profiler
-
-
 def run(db_url: str, *, count: int, profile: int = 0) -> dict:
     migration.upgrade(db_url)
     db = engine.Database(db_url)
@@ -149,14 +100,14 @@ def run(db_url: str, *, count: int, profile: int = 0) -> dict:
         conf, mgr = _manager(db, workdir)
         try:
             ids = _seed(db, count)
-            counter = Counter(db.engine)
+            counter = inprocess.Counter(db.engine)
             ctx = context.RequestContext(user_id='u1', project_id=PROJECT)
             # NOTE(warm-up): the first statements compile and cache; they are not per volume.
             warm = ids[:10]
             for volume_id in warm:
                 mgr.create_volume(ctx, volume_id=volume_id, request_spec={},
                                   filter_properties={})
-            created, create_prof = _timed(
+            created, create_prof = inprocess.timed(
                 lambda vid: mgr.create_volume(ctx, volume_id=vid, request_spec={},
                                               filter_properties={}),
                 ids[10:], counter)
@@ -169,7 +120,7 @@ def run(db_url: str, *, count: int, profile: int = 0) -> dict:
                 raise RuntimeError(f'{available} of {count} volumes became available')
             for volume_id in warm:
                 mgr.delete_volume(ctx, volume_id=volume_id)
-            deleted, delete_prof = _timed(
+            deleted, delete_prof = inprocess.timed(
                 lambda vid: mgr.delete_volume(ctx, volume_id=vid), ids[10:], counter)
             with db.reader() as s:
                 left = s.scalar(sa.select(sa.func.count()).where(Volume.deleted.is_(False)))
@@ -179,10 +130,9 @@ def run(db_url: str, *, count: int, profile: int = 0) -> dict:
         finally:
             mgr.coordinator.stop()
             db.dispose()
-    for name, prof in (('create', create_prof), ('delete', delete_prof)):
-        if profile:
-            print(f'--- {name}', file=sys.stderr)
-            pstats.Stats(prof, stream=sys.stderr).sort_stats('cumulative').print_stats(profile)
+    if profile:
+        inprocess.print_profiles({'create': create_prof, 'delete': delete_prof}, profile,
+                                 sys.stderr)
     return {'volumes': count - len(warm), 'create': created, 'delete': deleted,
             'cpu_ms_per_volume': round(created['cpu_ms'] + deleted['cpu_ms'], 2)}
 
@@ -190,11 +140,11 @@ def run(db_url: str, *, count: int, profile: int = 0) -> dict:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--db', choices=tuple(SERVER_URLS), default='postgresql')
+    parser.add_argument('--db', choices=tuple(inprocess.SERVER_URLS), default='postgresql')
     parser.add_argument('-n', '--volumes', type=int, default=300)
     parser.add_argument('--profile', type=int, default=0, metavar='K')
     args = parser.parse_args(argv)
-    name, default = SERVER_URLS[args.db]
+    name, default = inprocess.SERVER_URLS[args.db]
     with fresh_database(os.environ.get(name) or default) as db_url:
         result = run(db_url, count=args.volumes, profile=args.profile)
     result['database'] = args.db
