@@ -12,9 +12,6 @@ function calls over the other half (cProfile; a count that does not move with th
 load). `--profile K` prints the K costliest functions of that half to stderr.
 """
 
-import argparse
-import json
-import os
 import pathlib
 import sys
 
@@ -30,7 +27,6 @@ from cinderlike.api.app import create_app  # noqa: E402
 from cinderlike.conf import api as api_conf  # noqa: E402
 from cinderlike.db import engine, migration  # noqa: E402
 from cinderlike.db.models import Volume  # noqa: E402
-from tests.fixtures.database import fresh_database  # noqa: E402
 from tests.unit.api.volume_fixtures import RecordingRPC  # noqa: E402
 
 PROJECT = 'bench'
@@ -90,20 +86,5 @@ def run(db_url: str, *, count: int, profile: int = 0) -> dict:
             'cpu_ms_per_volume': round(created['cpu_ms'] + deleted['cpu_ms'], 2)}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--db', choices=tuple(inprocess.SERVER_URLS), default='postgresql')
-    parser.add_argument('-n', '--requests', type=int, default=300)
-    parser.add_argument('--profile', type=int, default=0, metavar='K')
-    args = parser.parse_args(argv)
-    name, default = inprocess.SERVER_URLS[args.db]
-    with fresh_database(os.environ.get(name) or default) as db_url:
-        result = run(db_url, count=args.requests, profile=args.profile)
-    result['database'] = args.db
-    json.dump(result, sys.stdout)
-    print()
-
-
 if __name__ == '__main__':
-    main()
+    inprocess.main(__doc__, run, count_flag='--requests')

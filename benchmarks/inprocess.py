@@ -1,8 +1,13 @@
 """What the in-process benchmarks share: the servers they run on, a statement counter and
-the per-item figures (CPU, statements and commits, Python calls under cProfile)."""
+the per-item figures (CPU, statements and commits, Python calls under cProfile) and the command
+line."""
 
+import argparse
 import cProfile
+import json
+import os
 import pstats
+import sys
 import time
 
 from sqlalchemy import event
@@ -60,3 +65,22 @@ def print_profiles(profiles: dict, top: int, stream) -> None:
     for name, prof in profiles.items():
         print(f'--- {name}', file=stream)
         pstats.Stats(prof, stream=stream).sort_stats('cumulative').print_stats(top)
+
+
+def main(doc: str, run, *, count_flag: str, argv=None) -> None:
+    """The command line of an in-process benchmark: `--db`, `-n/<count_flag>`, `--profile`;
+    *run(db_url, count=, profile=)* on a fresh database of that server; its JSON line."""
+    from tests.fixtures.database import fresh_database
+
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--db', choices=tuple(SERVER_URLS), default='postgresql')
+    parser.add_argument('-n', count_flag, dest='count', type=int, default=300)
+    parser.add_argument('--profile', type=int, default=0, metavar='K')
+    args = parser.parse_args(argv)
+    name, default = SERVER_URLS[args.db]
+    with fresh_database(os.environ.get(name) or default) as db_url:
+        result = run(db_url, count=args.count, profile=args.profile)
+    result['database'] = args.db
+    json.dump(result, sys.stdout)
+    print()

@@ -12,9 +12,6 @@ calls each makes over the other half (under cProfile: a count that does not move
 machine's load). `--profile K` prints the K costliest functions of that half to stderr.
 """
 
-import argparse
-import json
-import os
 import pathlib
 import sys
 import tempfile
@@ -35,7 +32,6 @@ from cinderlike.db import volumes as db_volumes  # noqa: E402
 from cinderlike.db.models import Pool, QuotaUsage, Volume  # noqa: E402
 from cinderlike.drivers.volume import fake  # noqa: E402
 from cinderlike.volume import manager as volume_manager  # noqa: E402
-from tests.fixtures.database import fresh_database  # noqa: E402
 
 HOST = 'bench@b1'
 POOL = f'{HOST}#b1'
@@ -137,20 +133,5 @@ def run(db_url: str, *, count: int, profile: int = 0) -> dict:
             'cpu_ms_per_volume': round(created['cpu_ms'] + deleted['cpu_ms'], 2)}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--db', choices=tuple(inprocess.SERVER_URLS), default='postgresql')
-    parser.add_argument('-n', '--volumes', type=int, default=300)
-    parser.add_argument('--profile', type=int, default=0, metavar='K')
-    args = parser.parse_args(argv)
-    name, default = inprocess.SERVER_URLS[args.db]
-    with fresh_database(os.environ.get(name) or default) as db_url:
-        result = run(db_url, count=args.volumes, profile=args.profile)
-    result['database'] = args.db
-    json.dump(result, sys.stdout)
-    print()
-
-
 if __name__ == '__main__':
-    main()
+    inprocess.main(__doc__, run, count_flag='--volumes')
