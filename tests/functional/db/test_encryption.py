@@ -160,7 +160,7 @@ def test_an_encryption_change_crossing_a_type_rename_ends_as_if_it_ran_alone(db,
         s.execute(sa.select(VolumeType.id).where(VolumeType.id == vtype.id)
                   .with_for_update(read=True))
         thread.start()
-        wait_for(lambda: _waits_for_a_lock(db))
+        wait_for(lambda: _waits_for_a_lock(db), timeout=60)
         s.execute(sa.update(VolumeType).where(VolumeType.id == vtype.id)
                   .values(description='renamed'))
     thread.join(timeout=30)
