@@ -8,6 +8,7 @@ whose row was taken over writes nothing, and the take-over's owner settles inste
 
 import dataclasses
 import enum
+import functools
 
 import sqlalchemy as sa
 
@@ -51,16 +52,16 @@ def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
 
     Pass *session* to settle together with other rows (a backup and its volume).
     """
-    fence = [db_workers.held(hold), *outcome.where]
     with db.writer(session) as s:
         # NOTE(race): the resource's row, then the workers row, locked in the order a
         # service taking the operation (workers.begin_for) locks them: PostgreSQL re-checks
-        # a row it waited for without re-running the UPDATE's EXISTS, so the fence must
-        # read the workers row after the taker committed.
-        s.execute(sa.select(machine.model.id).where(machine.model.id == row.id)
-                  .with_for_update())
+        # a row it waited for without re-running an UPDATE's EXISTS, so the fence is the
+        # workers row read under its lock after the taker committed. Held until commit,
+        # that lock keeps the row ours for the writes below.
+        s.flush()  # what a caller's session holds goes first, as its autoflush would
+        s.connection().execute(_lock_statement(machine.model), {'row_id': row.id})
         done = db_workers.lock_held(s, hold=hold) and _write_status(db, machine, row,
-                                                                     outcome, fence, s)
+                                                                     outcome, s)
         if done:
             _side_effects(db, row, outcome, s)
             db_workers.finish(db, hold=hold, session=s)
@@ -71,14 +72,23 @@ def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
     return Settled.MOVED_ON
 
 
-def _write_status(db, machine, row, outcome: Outcome, fence, s) -> bool:
+@functools.cache
+def _lock_statement(model):
+    """SELECT … FOR UPDATE of the row :row_id, built once per model (NOTE(perf): as
+    transitions._get_statement)."""
+    table = model.__table__
+    return sa.select(table.c.id).where(table.c.id == sa.bindparam('row_id')).with_for_update()
+
+
+def _write_status(db, machine, row, outcome: Outcome, s) -> bool:
     if outcome.destroy:
         in_progress = machine.table[outcome.action].in_progress
         return machine.destroy(
             db, row_id=row.id, values=outcome.values, session=s,
-            where=[getattr(machine.model, machine.column) == in_progress, *fence])
+            where=[getattr(machine.model, machine.column) == in_progress, *outcome.where])
     return machine.finish(db, row_id=row.id, action=outcome.action, error=outcome.error,
-                          status=outcome.status, values=outcome.values, where=fence, session=s)
+                          status=outcome.status, values=outcome.values,
+                          where=list(outcome.where), session=s)
 
 
 def _side_effects(db, row, outcome: Outcome, s) -> None:

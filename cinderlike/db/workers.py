@@ -151,10 +151,16 @@ def note_untaken(s, *, resource_type: str, resource_id: str, status: str,
     return True
 
 
+_LOCK_HELD = sa.select(Worker.__table__.c.id).where(
+    Worker.__table__.c.id == sa.bindparam('id'),
+    Worker.__table__.c.epoch == sa.bindparam('epoch')).with_for_update()
+
+
 def lock_held(s, *, hold: Hold) -> bool:
     """Lock our workers row in the caller's transaction; False when it is no longer ours."""
-    return s.scalars(sa.select(Worker.id).where(Worker.id == hold.id, Worker.epoch == hold.epoch)
-                     .with_for_update()).first() is not None
+    s.flush()  # NOTE(perf): a Core statement built once; the session's work goes first
+    return s.connection().execute(
+        _LOCK_HELD, {'id': hold.id, 'epoch': hold.epoch}).first() is not None
 
 
 def held(hold: Hold):
