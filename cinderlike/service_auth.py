@@ -4,6 +4,7 @@ other service accepts a user token that expires while the work is under way."""
 
 from keystoneauth1 import loading as ks_loading
 
+from cinderlike import conf as cl_conf
 from cinderlike import exception
 from cinderlike.conf import service_user as service_user_conf
 
@@ -13,6 +14,7 @@ class ServiceToken:
     and keystoneauth1 fetches a new token when the one it holds is about to expire."""
 
     def __init__(self, conf):
+        cl_conf.register_on_demand(conf, service_user_conf)
         self._conf = conf
         self._session = None
 

@@ -8,7 +8,6 @@ import functools
 
 import falcon
 import orjson
-from keystonemiddleware import auth_token
 from oslo_middleware import request_id
 
 from cinderlike.api import faults, healthcheck, middleware, openapi, path_rules
@@ -359,6 +358,9 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
     app.add_error_handler(falcon.HTTPError, faults.handle)
     _add_routes(app, conf, db, Enforcer(conf), rpc or RPCClients(conf))
     if conf.auth_strategy == 'keystone' and use_auth_token:
+        # NOTE(rss): imported only here; with noauth, keystonemiddleware and what it loads
+        # (oslo.cache, keystoneclient, requests) stay out of the API's workers.
+        from keystonemiddleware import auth_token
         app.wrap(_v3_only(
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))
     app.wrap(faults.guard)

@@ -12,6 +12,9 @@ from oslo_messaging import TransportURL
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
 
+from cinderlike import conf as cl_conf
+from cinderlike.conf import healthcheck as healthcheck_conf
+
 PATH = '/healthcheck'
 
 
@@ -82,6 +85,7 @@ class Healthcheck(healthcheck.Healthcheck):
 
 def serving(conf, *, db):
     """A WSGI filter: /healthcheck to the healthcheck app, everything else inward."""
+    cl_conf.register_on_demand(conf, healthcheck_conf)
     check = Healthcheck(conf, db=db)
 
     def wrap(app):

@@ -12,6 +12,7 @@ from keystoneauth1 import loading as ks_loading
 from keystoneauth1.adapter import Adapter
 from oslo_log import log as logging
 
+from cinderlike import conf as cl_conf
 from cinderlike import exception
 from cinderlike.conf import nova as nova_conf
 
@@ -79,6 +80,7 @@ class API:
     """What the volume service tells Nova."""
 
     def __init__(self, conf):
+        cl_conf.register_on_demand(conf, nova_conf)
         self.conf = conf
 
     def _send_events(self, ctx, events: list[dict], *, microversion: str) -> bool:

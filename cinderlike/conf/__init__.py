@@ -1,5 +1,8 @@
 """Option registration: every option group in one place, onto a ConfigOpts passed in."""
 
+import importlib
+import threading
+
 from oslo_config import cfg
 from oslo_log import log as logging
 
@@ -12,28 +15,44 @@ from cinderlike.conf import (
     coordination,
     database,
     default,
-    healthcheck,
     key_manager,
     messages,
     metrics,
-    nova,
     quota,
     rpc,
     scheduler,
     scheduler_filters,
-    service_user,
     transfers,
     volume,
 )
 
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
-            quota, messages, scheduler, cleanup, transfers, nova, connector, healthcheck,
-            metrics, key_manager, service_user)
+            quota, messages, scheduler, cleanup, transfers, connector, metrics, key_manager)
+
+# NOTE(rss): these groups take their options from oslo.middleware (webob, jinja2: [healthcheck])
+# and keystoneauth1's loading (requests: [nova], [service_user]), about 12 MB in a daemon that
+# never reads them. A daemon's conf (parse) leaves them out; the code that reads one registers
+# it first (register_on_demand). register_all has every group.
+_ON_DEMAND = ('healthcheck', 'nova', 'service_user')
+_ON_DEMAND_LOCK = threading.Lock()
+
+
+def modules() -> tuple:
+    """Every option module, those registered on demand last (the sample config lists all)."""
+    return _MODULES + tuple(importlib.import_module(f'{__name__}.{name}')
+                            for name in _ON_DEMAND)
+
+
+def register_on_demand(conf: cfg.ConfigOpts, module):
+    """*module*'s option group on *conf*, registered unless it is already; the group."""
+    with _ON_DEMAND_LOCK:
+        module.register_opts(conf)
+    return conf[module.GROUP]
 
 
 def register_all(conf: cfg.ConfigOpts) -> cfg.ConfigOpts:
     """Register every cinderlike option group on *conf* and return it."""
-    for module in _MODULES:
+    for module in modules():
         module.register_opts(conf)
     return conf
 
@@ -46,7 +65,11 @@ def new_conf() -> cfg.ConfigOpts:
 
 
 def parse(argv, *, project='cinderlike', default_config_files=None) -> cfg.ConfigOpts:
-    """Build the process's ConfigOpts from the command line; cmd/ calls this once."""
-    conf = new_conf()
+    """Build a daemon's ConfigOpts from the command line, the groups it reads on demand left
+    out (NOTE(rss)); cmd/ calls this once."""
+    conf = cfg.ConfigOpts()
+    for module in _MODULES:
+        module.register_opts(conf)
+    logging.register_options(conf)
     conf(argv, project=project, default_config_files=default_config_files)
     return conf

@@ -10,7 +10,7 @@ BACKUP_DRIVERS = (posix, swift)
 
 def list_opts():
     groups = {}
-    for module in conf_pkg._MODULES:
+    for module in conf_pkg.modules():
         for group, opts in module.list_opts():
             groups.setdefault(group, []).extend(opts)
     for driver in BACKUP_DRIVERS:

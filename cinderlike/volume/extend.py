@@ -8,7 +8,6 @@ reservation back and gives the pool's extra claim back.
 from oslo_log import log as logging
 
 from cinderlike import messages
-from cinderlike.compute import nova
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
@@ -79,6 +78,9 @@ def notify_compute(manager, ctx, *, volume_id: str) -> None:
     instance_uuids = [attachment.instance_uuid for attachment
                       in db_attachments.of_volume(manager.db, volume_id=volume_id)
                       if attachment.instance_uuid]
+    # NOTE(rss): imported on use; keystoneauth1 (requests) stays out of a volume service
+    # that never calls Nova.
+    from cinderlike.compute import nova
     if instance_uuids and not nova.API(manager.conf).extend_volume(ctx, instance_uuids,
                                                                   volume_id):
         messages.create(manager.db, ctx, conf=manager.conf,

@@ -16,7 +16,6 @@ from oslo_log import log as logging
 
 from cinderlike import connector as host_connector
 from cinderlike import exception
-from cinderlike.compute import nova
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import migrations_status as db_migrations
 from cinderlike.db import volumes as db_volumes
@@ -140,6 +139,9 @@ def _swap_in_nova(manager, ctx, volume, target, attachments) -> None:
 
     :raises VolumeMigrationFailed: an attachment is not a server's, or Nova refused.
     """
+    # NOTE(rss): imported on use; keystoneauth1 (requests) stays out of a volume service
+    # that never calls Nova.
+    from cinderlike.compute import nova
     compute = nova.API(manager.conf)
     for attachment in attachments:
         if not attachment.instance_uuid:
