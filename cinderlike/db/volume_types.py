@@ -6,6 +6,7 @@ uniqueness has no constraint in Cinder's schema, so creates and renames run SERI
 
 import dataclasses
 import datetime
+import functools
 import uuid
 
 import sqlalchemy as sa
@@ -66,14 +67,37 @@ def _visible(stmt, *, project_id, is_admin):
     return stmt.where(sa.or_(VolumeType.is_public.is_(True), shared))
 
 
+# NOTE(perf): the lookups every POST /volumes makes (its type, the project's default, their
+# specs) are built once and bound at execution, and read on the session's connection: building
+# them per call and loading ORM instances cost more than running them.
+_TYPES = VolumeType.__table__
+_SPECS = VolumeTypeExtraSpecs.__table__
+_SPECS_OF = sa.select(_SPECS.c.volume_type_id, _SPECS.c.key, _SPECS.c.value).where(
+    _SPECS.c.volume_type_id.in_(sa.bindparam('ids', expanding=True)),
+    _SPECS.c.deleted.is_(False)).order_by(_SPECS.c.id)
+_PROJECT_DEFAULT = sa.select(DefaultVolumeType.__table__.c.volume_type_id).where(
+    DefaultVolumeType.__table__.c.project_id == sa.bindparam('project_id'),
+    DefaultVolumeType.__table__.c.deleted.is_(False))
+
+
+@functools.cache
+def _type_statement(column: str, is_admin: bool, for_share: bool = False):
+    """The live types whose *column* is :key, as an admin (else :project_id) sees them."""
+    stmt = sa.select(_TYPES).where(_TYPES.c[column] == sa.bindparam('key'), _live())
+    stmt = _visible(stmt, project_id=sa.bindparam('project_id'), is_admin=is_admin)
+    if for_share:
+        stmt = stmt.with_for_update(read=True)
+    return stmt.order_by(_TYPES.c.created_at)
+
+
+def _run(session, stmt, params):
+    session.flush()  # what the session holds goes first, as its autoflush would
+    return session.connection().execute(stmt, params)
+
+
 def _specs_of(session, type_ids) -> dict[str, dict]:
-    rows = session.execute(sa.select(VolumeTypeExtraSpecs.volume_type_id,
-                                     VolumeTypeExtraSpecs.key, VolumeTypeExtraSpecs.value)
-                           .where(VolumeTypeExtraSpecs.volume_type_id.in_(type_ids),
-                                  VolumeTypeExtraSpecs.deleted.is_(False))
-                           .order_by(VolumeTypeExtraSpecs.id))
     specs: dict[str, dict] = {type_id: {} for type_id in type_ids}
-    for type_id, key, value in rows:
+    for type_id, key, value in _run(session, _SPECS_OF, {'ids': list(type_ids)}):
         specs[type_id][key] = value
     return specs
 
@@ -102,12 +126,9 @@ def get(db, *, type_id, project_id=None, is_admin=True, session=None,
 
     :raises VolumeTypeNotFound:
     """
-    stmt = sa.select(VolumeType).where(VolumeType.id == type_id, _live())
-    stmt = _visible(stmt, project_id=project_id, is_admin=is_admin)
-    if for_share:
-        stmt = stmt.with_for_update(read=True)
+    stmt = _type_statement('id', bool(is_admin), for_share)
     with db.reader(session) as s:
-        row = s.scalars(stmt).first()
+        row = _run(s, stmt, {'key': type_id, 'project_id': project_id}).first()
         if row is None:
             raise exception.VolumeTypeNotFound(volume_type_id=type_id)
         return _records(s, [row])[0]
@@ -115,10 +136,9 @@ def get(db, *, type_id, project_id=None, is_admin=True, session=None,
 
 def get_by_name(db, *, name, project_id=None, is_admin=True, session=None) -> VolumeTypeRecord:
     """:raises VolumeTypeNotFoundByName:"""
-    stmt = sa.select(VolumeType).where(VolumeType.name == name, _live())
-    stmt = _visible(stmt, project_id=project_id, is_admin=is_admin).order_by(VolumeType.created_at)
+    stmt = _type_statement('name', bool(is_admin))
     with db.reader(session) as s:
-        row = s.scalars(stmt).first()
+        row = _run(s, stmt, {'key': name, 'project_id': project_id}).first()
         if row is None:
             raise exception.VolumeTypeNotFoundByName(volume_type_name=name)
         return _records(s, [row])[0]
@@ -156,8 +176,7 @@ def get_default_for_project(db, *, project_id, conf_default_name,
     :raises VolumeTypeDefaultMisconfiguredError: the option names no live type.
     """
     with db.reader(session) as s:
-        type_id = s.scalar(sa.select(DefaultVolumeType.volume_type_id).where(
-            DefaultVolumeType.project_id == project_id, DefaultVolumeType.deleted.is_(False)))
+        type_id = _run(s, _PROJECT_DEFAULT, {'project_id': project_id}).scalar()
         if type_id is not None:
             try:
                 return get(db, type_id=type_id, session=s)
