@@ -47,7 +47,7 @@ class EncryptionRecord:
         return {field: getattr(self, field) for field in SPEC_FIELDS}
 
 
-def _record(row: Encryption) -> EncryptionRecord:
+def _record(row) -> EncryptionRecord:
     return EncryptionRecord(**{field.name: getattr(row, field.name)
                                for field in dataclasses.fields(EncryptionRecord)})
 
@@ -60,17 +60,24 @@ def _unused(type_id):
     return ~sa.exists().where(Volume.volume_type_id == type_id, Volume.deleted.is_(False))
 
 
+_TABLE = Encryption.__table__
+# NOTE(perf): built once and read as a Core row on the session's connection; a volume create
+# reads it (FOR SHARE) while it holds the project's quota rows.
+_GET = sa.select(_TABLE).where(_TABLE.c.volume_type_id == sa.bindparam('type_id'),
+                               _TABLE.c.deleted.is_(False))
+_GET_FOR_SHARE = _GET.with_for_update(read=True)
+
+
 def get(db, *, type_id: str, session=None, for_share: bool = False) -> EncryptionRecord | None:
     """The type's live encryption, or None for an unencrypted type.
 
     *for_share* (with the caller's *session*) is a locking read: it sees the latest
     committed row whatever the transaction read before, and holds it until the caller ends.
     """
-    stmt = sa.select(Encryption).where(*_live(type_id))
-    if for_share:
-        stmt = stmt.with_for_update(read=True)
     with db.reader(session) as s:
-        row = s.scalars(stmt).first()
+        s.flush()  # what the session holds goes first, as its autoflush would
+        row = s.connection().execute(_GET_FOR_SHARE if for_share else _GET,
+                                     {'type_id': type_id}).first()
         return None if row is None else _record(row)
 
 

@@ -81,12 +81,13 @@ _PROJECT_DEFAULT = sa.select(DefaultVolumeType.__table__.c.volume_type_id).where
 
 
 @functools.cache
-def _type_statement(column: str, is_admin: bool, for_share: bool = False):
-    """The live types whose *column* is :key, as an admin (else :project_id) sees them."""
+def _type_statement(column: str, is_admin: bool, lock: str | None = None):
+    """The live types whose *column* is :key, as an admin (else :project_id) sees them;
+    locked FOR SHARE or FOR UPDATE when *lock* is 'share' or 'update'."""
     stmt = sa.select(_TYPES).where(_TYPES.c[column] == sa.bindparam('key'), _live())
     stmt = _visible(stmt, project_id=sa.bindparam('project_id'), is_admin=is_admin)
-    if for_share:
-        stmt = stmt.with_for_update(read=True)
+    if lock is not None:
+        stmt = stmt.with_for_update(read=lock == 'share')
     return stmt.order_by(_TYPES.c.created_at)
 
 
@@ -110,11 +111,10 @@ def _records(session, rows) -> list[VolumeTypeRecord]:
                              extra_specs=specs[row.id]) for row in rows]
 
 
-def lock_row(session, *, type_id, read: bool = False) -> VolumeType | None:
+def lock_row(session, *, type_id, read: bool = False) -> sa.Row | None:
     """SELECT ... FOR UPDATE (FOR SHARE when *read*) of the live type row, in *session*."""
-    stmt = (sa.select(VolumeType).where(VolumeType.id == type_id, _live())
-            .with_for_update(read=read))
-    return session.scalars(stmt).first()
+    stmt = _type_statement('id', True, 'share' if read else 'update')
+    return _run(session, stmt, {'key': type_id}).first()
 
 
 def get(db, *, type_id, project_id=None, is_admin=True, session=None,
@@ -126,7 +126,7 @@ def get(db, *, type_id, project_id=None, is_admin=True, session=None,
 
     :raises VolumeTypeNotFound:
     """
-    stmt = _type_statement('id', bool(is_admin), for_share)
+    stmt = _type_statement('id', bool(is_admin), 'share' if for_share else None)
     with db.reader(session) as s:
         row = _run(s, stmt, {'key': type_id, 'project_id': project_id}).first()
         if row is None:
