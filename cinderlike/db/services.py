@@ -110,11 +110,16 @@ def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
         return list(session.scalars(stmt.order_by(Service.id)))
 
 
+# NOTE(perf): every POST /volumes reads it; built once and read on the session's connection.
+_ZONES = sa.select(Service.availability_zone).distinct().where(
+    Service.deleted.is_(False), Service.binary == sa.bindparam('binary'))
+
+
 def availability_zones(db, *, binary: str, session=None) -> set[str]:
     """The zones of the live services of *binary*."""
     with db.reader(session) as s:
-        return set(s.scalars(sa.select(Service.availability_zone).distinct().where(
-            Service.deleted.is_(False), Service.binary == binary)))
+        s.flush()  # what the session holds goes first, as its autoflush would
+        return set(s.connection().execute(_ZONES, {'binary': binary}).scalars())
 
 
 def set_disabled(db, *, host, binary, disabled: bool, reason=None) -> list[Service]:
