@@ -6,6 +6,7 @@ project are locked with SELECT … FOR UPDATE in resource order, so concurrent r
 number of API workers queue on them and can never reserve past a limit.
 """
 
+import dataclasses
 import datetime
 import functools
 import uuid
@@ -70,21 +71,34 @@ def _insert_if_absent(s, rows: list[dict]) -> None:
     s.execute(stmt)
 
 
+@dataclasses.dataclass
+class _Usage:
+    """A locked usage row's counters; changes reach the database through _write_usages."""
+
+    id: int
+    resource: str
+    in_use: int
+    reserved: int
+    until_refresh: int | None
+    updated_at: datetime.datetime | None
+
+
 # NOTE(perf): the statements of every quota move, built once and bound at execution (building
-# and hashing them again per request cost more than running them).
-_LOCK_USAGES = (sa.select(QuotaUsage).where(
-    QuotaUsage.project_id == sa.bindparam('project_id'),
-    QuotaUsage.resource.in_(sa.bindparam('resources', expanding=True)),
-    QuotaUsage.deleted.is_(False)).order_by(QuotaUsage.resource).with_for_update())
+# and hashing them again per request cost more than running them); the locked rows are read
+# as Core rows on the session's connection, without ORM instances to load and expunge.
+_USAGES = QuotaUsage.__table__
+_LOCK_USAGES = (sa.select(*(_USAGES.c[field.name] for field in dataclasses.fields(_Usage)))
+                .where(_USAGES.c.project_id == sa.bindparam('project_id'),
+                       _USAGES.c.resource.in_(sa.bindparam('resources', expanding=True)),
+                       _USAGES.c.deleted.is_(False))
+                .order_by(_USAGES.c.resource).with_for_update())
 
 
-def _lock_usages(s, project_id: str, resources: list[str]) -> dict[str, QuotaUsage]:
-    """The usage rows, locked, detached: changes reach the database through _write_usages."""
-    rows = {row.resource: row for row in s.scalars(
+def _lock_usages(s, project_id: str, resources: list[str]) -> dict[str, _Usage]:
+    """The usage rows of *resources*, locked until the transaction ends."""
+    s.flush()  # what the session holds goes first, as its autoflush would
+    return {row.resource: _Usage(*row) for row in s.connection().execute(
         _LOCK_USAGES, {'project_id': project_id, 'resources': list(resources)})}
-    for row in rows.values():
-        s.expunge(row)
-    return rows
 
 
 @functools.cache
@@ -133,7 +147,7 @@ def _create_missing(s, project_id: str, resources: list[str], count) -> None:
              'race_preventer': True, 'deleted': False, 'created_at': now} for r in missing])
 
 
-def _refresh(s, usage: QuotaUsage, count, until_refresh: int, max_age: int) -> None:
+def _refresh(s, usage: _Usage, count, until_refresh: int, max_age: int) -> None:
     """Recount in_use when it went negative or `until_refresh`/`max_age` say it is stale."""
     stale = usage.in_use < 0
     if not stale and usage.until_refresh is not None:
