@@ -387,17 +387,23 @@ class CastToScheduler(task.Task):
     def execute(self, db, scheduler, ctx, request: CreateRequest, spec, quota_plan, volume,
                 hold):
         hints = request.scheduler_hints or {}
-        undo = db_settle.Outcome(
-            action='create', destroy=True, where=tuple(db_volumes.unplaced(volume.id)),
-            release_usage={resource: -amount for resource, amount in quota_plan.deltas.items()})
+
+        def undo():
+            # NOTE(perf): built only when the cast fails (its SQL clauses cost ~190 calls).
+            outcome = db_settle.Outcome(
+                action='create', destroy=True, where=tuple(db_volumes.unplaced(volume.id)),
+                release_usage={resource: -amount
+                               for resource, amount in quota_plan.deltas.items()})
+            return casting.undone(db_settle.settle(
+                db, db_volumes.MACHINE, row=volume, hold=hold, outcome=outcome))
+
         casting.send(
             lambda: scheduler.create_volume(
                 ctx, volume_id=volume.id,
                 request_spec=request_spec(volume, spec, request.metadata),
                 filter_properties={'scheduler_hints': hints} if hints else {}),
-            undo=lambda: casting.undone(db_settle.settle(
-                db, db_volumes.MACHINE, row=volume, hold=hold, outcome=undo)),
-            resource='Volume', resource_id=volume.id, what='create_volume to the scheduler')
+            undo=undo, resource='Volume', resource_id=volume.id,
+            what='create_volume to the scheduler')
 
 
 def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
