@@ -46,12 +46,20 @@ def _option_default(conf, resource: str) -> int:
     return conf[option] if option else -1
 
 
+def _default_class(conf) -> str | None:
+    return DEFAULT_CLASS if conf.use_default_quota_class else None
+
+
+def _defaults_of(conf, classes: dict[str, int], names) -> dict[str, int]:
+    return {name: classes.get(name, _option_default(conf, name)) for name in names}
+
+
 def defaults(conf, db, *, names: list[str] | None = None, session=None) -> dict[str, int]:
     """Default limit of each resource: class 'default' (`use_default_quota_class`), else options."""
     names = names if names is not None else resources(db, session=session)
     classes = (db_quotas.get_class_limits(db, class_name=DEFAULT_CLASS, session=session)
                if conf.use_default_quota_class else {})
-    return {name: classes.get(name, _option_default(conf, name)) for name in names}
+    return _defaults_of(conf, classes, names)
 
 
 def class_quotas(conf, db, *, class_name: str) -> dict[str, int]:
@@ -70,8 +78,9 @@ def project_quotas(conf, db, *, project_id: str, usages: bool = False,
     defaults=False), which is what a quota update checks against usage.
     """
     names = resources(db)
-    own = db_quotas.get_project_limits(db, project_id=project_id)
-    fallback = defaults(conf, db, names=names)
+    own, classes = db_quotas.get_limits(db, project_id=project_id,
+                                        class_name=_default_class(conf))
+    fallback = _defaults_of(conf, classes, names)
     used = db_quotas.get_usages(db, project_id=project_id) if usages else {}
     result = {}
     for name in names:
@@ -101,8 +110,9 @@ def _lookup(conf, db, project_id: str, wanted, session=None,
         unknown = sorted(set(wanted) - names)
         if unknown:
             raise exception.QuotaResourceUnknown(unknown=unknown)
-        own = db_quotas.get_project_limits(db, project_id=project_id, session=s)
-        fallback = defaults(conf, db, names=list(wanted), session=s)
+        own, classes = db_quotas.get_limits(db, project_id=project_id,
+                                            class_name=_default_class(conf), session=s)
+        fallback = _defaults_of(conf, classes, wanted)
     return {name: own.get(name, fallback[name]) for name in wanted}, type_ids
 
 

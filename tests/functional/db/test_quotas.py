@@ -180,3 +180,15 @@ def test_a_failed_insert_consumes_nothing(db, conf):
         (i + a) % 3 == 0 for i in range(THREADS) for a in range(ATTEMPTS))
     assert _usage_rows(db, 'f') == [('gigabytes', 2 * len(created), 0),
                                     ('volumes', len(created), 0)]
+
+
+def test_a_projects_limits_and_its_default_class_read_in_one_statement(db):
+    db_quotas.set_project_limits(db, project_id='limits-p', limits={'volumes': 5, 'gigabytes': -1})
+    db_quotas.set_project_limits(db, project_id='limits-p', limits={'volumes': 6})
+    db_quotas.set_class_limits(db, class_name='limits-c', limits={'volumes': 10, 'backups': 2})
+    assert db_quotas.get_limits(db, project_id='limits-p', class_name='limits-c') == (
+        {'volumes': 6, 'gigabytes': -1}, {'volumes': 10, 'backups': 2})
+    assert db_quotas.get_limits(db, project_id='limits-p', class_name=None) == (
+        {'volumes': 6, 'gigabytes': -1}, {})
+    assert db_quotas.get_class_limits(db, class_name='limits-c') == {'volumes': 10, 'backups': 2}
+    assert db_quotas.get_project_limits(db, project_id='other') == {}
