@@ -134,3 +134,21 @@ def test_concurrent_writes_of_one_spec_key_keep_one_row(db):
             VolumeTypeExtraSpecs.volume_type_id == gold.id,
             VolumeTypeExtraSpecs.deleted.is_(False))).all()
     assert len(rows) == 1 and rows[0] in 'abcd'
+
+
+def test_a_type_is_read_with_its_live_specs_as_each_caller_may_see_it(db):
+    private = db_types.create(db, name='specs-private', is_public=False, projects=['p1'],
+                              extra_specs={'a': '1', 'b': '2', 'c': '3'})
+    bare = db_types.create(db, name='specs-bare')
+    db_type_extra_specs.delete(db, type_id=private.id, key='b')
+    for found in (db_types.get(db, type_id=private.id, project_id='p1', is_admin=False),
+                  db_types.get_by_name(db, name='specs-private', project_id='p1',
+                                       is_admin=False),
+                  db_types.get(db, type_id=private.id)):
+        assert (found.id, found.extra_specs) == (private.id, {'a': '1', 'c': '3'})
+    assert db_types.get_by_name(db, name='specs-bare').extra_specs == {}
+    assert db_types.get(db, type_id=bare.id).extra_specs == {}
+    with pytest.raises(exception.VolumeTypeNotFound):
+        db_types.get(db, type_id=private.id, project_id='p2', is_admin=False)
+    with pytest.raises(exception.VolumeTypeNotFoundByName):
+        db_types.get_by_name(db, name='specs-private', project_id='p2', is_admin=False)
