@@ -77,23 +77,33 @@ _SPECS_OF = sa.select(_SPECS.c.volume_type_id, _SPECS.c.key, _SPECS.c.value).whe
     _SPECS.c.deleted.is_(False)).order_by(_SPECS.c.id)
 _PROJECT_DEFAULT = sa.select(DefaultVolumeType.__table__.c.volume_type_id).where(
     DefaultVolumeType.__table__.c.project_id == sa.bindparam('project_id'),
-    DefaultVolumeType.__table__.c.deleted.is_(False))
+    DefaultVolumeType.__table__.c.deleted.is_(False)).scalar_subquery()
 
 
 @functools.cache
 def _type_statement(column: str, is_admin: bool, lock: str | None = None):
     """The live types whose *column* is :key, as an admin (else :project_id) sees them;
     locked FOR SHARE or FOR UPDATE when *lock* is 'share' or 'update'. Unlocked, a row per
-    live spec of each type (spec_key and spec_value, None for a type without specs)."""
-    stmt = sa.select(_TYPES).where(_TYPES.c[column] == sa.bindparam('key'), _live())
+    live spec of each type (spec_key and spec_value, None for a type without specs).
+
+    *column* 'default': :project_id's default type first, then the types named :key; each
+    row says the project's default type id (project_default).
+    """
+    if column == 'default':
+        match = sa.or_(_TYPES.c.id == _PROJECT_DEFAULT, _TYPES.c.name == sa.bindparam('key'))
+        order = [sa.case((_TYPES.c.id == _PROJECT_DEFAULT, 0), else_=1)]
+        extra = [_PROJECT_DEFAULT.label('project_default')]
+    else:
+        match, order, extra = _TYPES.c[column] == sa.bindparam('key'), [], []
+    stmt = sa.select(_TYPES, *extra).where(match, _live())
     stmt = _visible(stmt, project_id=sa.bindparam('project_id'), is_admin=is_admin)
     if lock is not None:
-        return stmt.with_for_update(read=lock == 'share').order_by(_TYPES.c.created_at)
+        return stmt.with_for_update(read=lock == 'share').order_by(*order, _TYPES.c.created_at)
     # NOTE(perf): the specs come in the same round trip (a lock keeps to the type row).
     return (stmt.add_columns(_SPECS.c.key.label('spec_key'), _SPECS.c.value.label('spec_value'))
             .outerjoin(_SPECS, sa.and_(_SPECS.c.volume_type_id == _TYPES.c.id,
                                        _SPECS.c.deleted.is_(False)))
-            .order_by(_TYPES.c.created_at, _TYPES.c.id, _SPECS.c.id))
+            .order_by(*order, _TYPES.c.created_at, _TYPES.c.id, _SPECS.c.id))
 
 
 def _run(session, stmt, params):
@@ -120,14 +130,15 @@ def _records(session, rows) -> list[VolumeTypeRecord]:
     return [_record(row, specs[row.id]) for row in rows]
 
 
-def _first(session, column: str, key, *, project_id, is_admin,
-           for_share: bool = False) -> VolumeTypeRecord | None:
-    """The first live type whose *column* is *key* (see _type_statement), with its specs."""
+def _first_row(session, column: str, key, *, project_id, is_admin,
+               for_share: bool = False) -> tuple[sa.Row | None, VolumeTypeRecord | None]:
+    """The first row of the live types whose *column* is *key* (see _type_statement), and
+    that type's record with its specs."""
     rows = _run(session, _type_statement(column, bool(is_admin), 'share' if for_share else None),
                 {'key': key, 'project_id': project_id})
     if for_share:
         row = rows.first()
-        return None if row is None else _records(session, [row])[0]
+        return row, None if row is None else _records(session, [row])[0]
     first, specs = None, {}
     for row in rows:
         if first is None:
@@ -137,7 +148,12 @@ def _first(session, column: str, key, *, project_id, is_admin,
         if row.spec_key is not None:
             specs[row.spec_key] = row.spec_value
     rows.close()
-    return None if first is None else _record(first, specs)
+    return first, None if first is None else _record(first, specs)
+
+
+def _first(session, column: str, key, **scope) -> VolumeTypeRecord | None:
+    """The first live type whose *column* is *key*, with its specs."""
+    return _first_row(session, column, key, **scope)[1]
 
 
 def lock_row(session, *, type_id, read: bool = False) -> sa.Row | None:
@@ -204,19 +220,17 @@ def get_default_for_project(db, *, project_id, conf_default_name,
     :raises VolumeTypeDefaultMisconfiguredError: the option names no live type.
     """
     with db.reader(session) as s:
-        type_id = _run(s, _PROJECT_DEFAULT, {'project_id': project_id}).scalar()
-        if type_id is not None:
-            try:
-                return get(db, type_id=type_id, session=s)
-            except exception.VolumeTypeNotFound:
-                LOG.warning('Default type %s of project %s is gone', type_id, project_id)
-        try:
-            return get_by_name(db, name=conf_default_name, session=s)
-        except exception.VolumeTypeNotFoundByName:
-            LOG.error('Default volume type is not found. Please check default_volume_type '
-                      'config: %s', conf_default_name)
-            raise exception.VolumeTypeDefaultMisconfiguredError(
-                volume_type_name=conf_default_name) from None
+        row, record = _first_row(s, 'default', conf_default_name, project_id=project_id,
+                                 is_admin=True)
+        type_id = (row.project_default if row is not None else
+                   _run(s, sa.select(_PROJECT_DEFAULT), {'project_id': project_id}).scalar())
+    if type_id is not None and (record is None or record.id != type_id):
+        LOG.warning('Default type %s of project %s is gone', type_id, project_id)
+    if record is None:
+        LOG.error('Default volume type is not found. Please check default_volume_type '
+                  'config: %s', conf_default_name)
+        raise exception.VolumeTypeDefaultMisconfiguredError(volume_type_name=conf_default_name)
+    return record
 
 
 def _filter_specs(stmt, extra_specs: dict):

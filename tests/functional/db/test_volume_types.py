@@ -152,3 +152,24 @@ def test_a_type_is_read_with_its_live_specs_as_each_caller_may_see_it(db):
         db_types.get(db, type_id=private.id, project_id='p2', is_admin=False)
     with pytest.raises(exception.VolumeTypeNotFoundByName):
         db_types.get_by_name(db, name='specs-private', project_id='p2', is_admin=False)
+
+
+def test_the_default_type_is_the_projects_else_the_options(db):
+    gold = db_types.create(db, name='default-rule-gold', extra_specs={'k': 'v'})
+    named = db_types.create(db, name='default-rule-conf')
+
+    def default(project_id, name='default-rule-conf'):
+        return db_types.get_default_for_project(db, project_id=project_id,
+                                                conf_default_name=name)
+
+    assert default('default-rule-p').id == named.id
+    db_default_types.set_default(db, project_id='default-rule-p', type_id=gold.id)
+    assert (default('default-rule-p').id, default('default-rule-p').extra_specs) == (
+        gold.id, {'k': 'v'})
+    assert default('default-rule-p', name='no-such-type').id == gold.id
+    assert default('default-rule-other').id == named.id
+    with db.writer() as s:  # gone behind the API's back: the option's type then
+        s.execute(sa.update(VolumeType).where(VolumeType.id == gold.id).values(deleted=True))
+    assert default('default-rule-p').id == named.id
+    with pytest.raises(exception.VolumeTypeDefaultMisconfiguredError):
+        default('default-rule-p', name='no-such-type')
