@@ -8,6 +8,7 @@ import uuid
 
 import sqlalchemy as sa
 from oslo_log import log as logging
+from sqlalchemy import orm
 
 from cinderlike import exception
 from cinderlike.db import conditional, listing, transitions
@@ -64,14 +65,37 @@ _DELETE_TAIL = ('must not be migrating, attached, belong to a group, have snapsh
                 'a transfer, or be disassociated from snapshots after volume transfer.')
 
 
+_INSERT = sa.insert(Volume.__table__)
+_MANAGER = orm.instrumentation.manager_of_class(Volume)
+_ATTRIBUTES = tuple((attr.key, attr.columns[0].key) for attr in sa.inspect(Volume).column_attrs)
+
+
+def _inserted_row(session, inserted: dict) -> Volume:
+    """The Volume *inserted* (the INSERT's parameters, column defaults included) made,
+    in *session* as if read back.
+
+    NOTE(perf): the unit of work's flush of a new instance cost ~400 Python calls per
+    create and the mapped constructor ~300; this is what the ORM does loading a row: the
+    values go into the instance's state, which joins the session as persistent.
+    """
+    orm.configure_mappers()
+    row = _MANAGER.new_instance()
+    orm.attributes.instance_state(row).dict.update(
+        {attribute: inserted.get(column) for attribute, column in _ATTRIBUTES})
+    orm.make_transient_to_detached(row)
+    session.add(row)
+    return row
+
+
 def create(db, *, values: dict, metadata: dict | None = None,
            admin_metadata: dict | None = None, session=None) -> Volume:
     """Insert a volume (and its metadata); a new id unless *values* has one."""
-    row = Volume(id=values.get('id') or str(uuid.uuid4()),
-                 **{k: v for k, v in values.items() if k != 'id'})
     with db.writer(session) as s:
-        s.add(row)
-        s.flush()
+        s.flush()  # what the session holds goes first, as its autoflush would
+        inserted = s.connection().execute(
+            _INSERT, dict(values, id=values.get('id') or str(uuid.uuid4()))
+        ).last_inserted_params()
+        row = _inserted_row(s, inserted)
         for model, items in ((VolumeMetadata, metadata), (VolumeAdminMetadata, admin_metadata)):
             s.add_all(model(volume_id=row.id, key=k, value=v) for k, v in (items or {}).items())
         s.flush()

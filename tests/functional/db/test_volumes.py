@@ -8,7 +8,7 @@ import pytest
 
 from cinderlike import exception
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Snapshot
+from cinderlike.db.models import Snapshot, Volume
 from tests.fixtures.race import race
 
 
@@ -89,3 +89,21 @@ def test_pagination_and_filters_agree_across_databases(db):
                                              filters={'metadata': {'k': 'v'}})] == [ids[0]]
     assert db_volumes.count(db, project_id='paging', filters={'display_name~': 'vol-'}) == 5
     assert db_volumes.count(db, project_id='paging', filters={'size': 2}) == 2
+
+
+def test_a_created_volume_is_the_row_as_stored_and_in_its_session(db):
+    with db.writer() as s:
+        volume = db_volumes.create(db, values={'size': 2, 'project_id': 'p1',
+                                               'volume_type_id': 'type-1', 'status': 'creating'},
+                                   metadata={'a': '1'}, admin_metadata={'b': '2'}, session=s)
+        assert volume in s and not s.dirty
+        volume.display_name = 'renamed'  # tracked: written with the transaction
+    stored = db_volumes.get(db, volume_id=volume.id)
+    for column in Volume.__table__.c.keys():
+        assert getattr(volume, column) == getattr(stored, column), column
+    assert (stored.display_name, stored.use_quota, stored.bootable, stored.deleted) == (
+        'renamed', True, False, False)
+    assert stored.created_at is not None and volume.updated_at is not None
+    assert db_volumes.get_metadata(db, volume_ids=[volume.id]) == {volume.id: {'a': '1'}}
+    assert db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True) == {
+        volume.id: {'b': '2'}}
