@@ -51,7 +51,9 @@ def _default_class(conf) -> str | None:
 
 
 def _defaults_of(conf, classes: dict[str, int], names) -> dict[str, int]:
-    return {name: classes.get(name, _option_default(conf, name)) for name in names}
+    # NOTE(perf): an option is read only for a resource the class leaves out.
+    return {name: classes[name] if name in classes else _option_default(conf, name)
+            for name in names}
 
 
 def defaults(conf, db, *, names: list[str] | None = None, session=None) -> dict[str, int]:
