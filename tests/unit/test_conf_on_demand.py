@@ -1,6 +1,9 @@
 """conf.parse: a daemon's groups read on demand ([healthcheck], [nova], [service_user]) are
-left out of its conf and its imports, and read from its config file once their code runs."""
+left out of its conf and its imports, and read from its config file once their code runs
+(each daemon started by its cmd in a process of its own: tests/unit/daemon_probe.py)."""
 
+import json
+import pathlib
 import subprocess
 import sys
 
@@ -12,6 +15,7 @@ from cinderlike.api import healthcheck
 from cinderlike.compute import nova
 from cinderlike.conf import nova as nova_conf
 from cinderlike.conf import opts
+from tests.unit import daemon_probe
 
 CONFIG = """
 [healthcheck]
@@ -23,7 +27,22 @@ interface = internal
 send_service_user_token = true
 """
 
-HEAVY = ('webob', 'jinja2', 'requests', 'keystoneauth1', 'keystonemiddleware')
+DAEMON_CONFIG = """
+[DEFAULT]
+auth_strategy = noauth
+transport_url = fake://
+state_path = {state}
+enabled_backends = b1
+[database]
+connection = sqlite:///{state}/cinderlike.sqlite
+[b1]
+volume_driver = fake
+""" + CONFIG
+
+# NOTE(rss): the API keeps oslo.middleware (webob, jinja2: /healthcheck, the request id) and
+# oslo.policy's http check (requests); with noauth it loads no Keystone library.
+KEYSTONE = ('keystoneauth1', 'keystoneclient', 'keystonemiddleware', 'oslo_cache')
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -55,11 +74,19 @@ def test_the_sample_config_still_lists_every_group():
     assert {'healthcheck', 'nova', 'service_user'} <= groups
 
 
-@pytest.mark.parametrize('service', ['scheduler', 'volume', 'backup'])
-def test_a_service_daemon_does_not_import_what_only_those_groups_need(service):
-    code = (f'import sys\nimport cinderlike.cmd.{service}, cinderlike.{service}.manager\n'
-            'from cinderlike import conf\nconf.parse([], default_config_files=[])\n'
-            f'print(sorted(m for m in {HEAVY!r} if m in sys.modules))')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == '[]'
+@pytest.mark.parametrize('daemon, not_imported, read', [
+    ('api', KEYSTONE, {'healthcheck.check_timeout': 7.5}),
+    ('scheduler', daemon_probe.PROBED, {}),
+    ('volume', daemon_probe.PROBED, {'nova.region_name': 'north', 'nova.interface': 'internal'}),
+    ('backup', daemon_probe.PROBED, {'service_user.send_service_user_token': True}),
+])
+def test_a_daemon_started_by_its_cmd_imports_none_of_it_and_reads_the_file_where_used(
+        daemon, not_imported, read, tmp_path):
+    path = tmp_path / 'cinderlike.conf'
+    path.write_text(DAEMON_CONFIG.format(state=tmp_path))
+    out = subprocess.run([sys.executable, '-m', 'tests.unit.daemon_probe', daemon, str(path)],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    probe = json.loads(out.splitlines()[-1])
+
+    assert not set(not_imported) & set(probe['imported'])
+    assert probe['read'] == read
