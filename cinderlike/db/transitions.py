@@ -21,18 +21,35 @@ LOG = logging.getLogger(__name__)
 
 
 @functools.cache
-def _get_statement(model, of_project: bool, lock: bool = False):
-    """SELECT of the live row :row_id (of :project_id), FOR UPDATE with *lock*, built once
-    per model.
+def _live_clauses(model, of_project: bool) -> tuple:
+    """WHERE clauses of the live row :row_id (of :of_project_id), built once per model.
+
+    NOTE(bindparam): an UPDATE reserves its table's column names for SET parameters.
+    """
+    where = (model.id == sa.bindparam('row_id'), model.deleted.is_(False))
+    if of_project:
+        where += (model.project_id == sa.bindparam('of_project_id'),)
+    return where
+
+
+@functools.cache
+def _get_statement(model, of_project: bool, lock: bool = False, fresh: bool = False):
+    """SELECT of the live row :row_id (of :of_project_id), FOR UPDATE with *lock*, over what the
+    session already holds with *fresh*; built once per model.
 
     NOTE(perf): every operation on a row starts with it; building and hashing the statement
     again each time cost more than running it.
     """
-    where = [model.id == sa.bindparam('row_id'), model.deleted.is_(False)]
-    if of_project:
-        where.append(model.project_id == sa.bindparam('project_id'))
-    stmt = sa.select(model).where(*where)
+    stmt = sa.select(model).where(*_live_clauses(model, of_project))
+    if fresh:
+        stmt = stmt.execution_options(populate_existing=True)
     return stmt.with_for_update() if lock else stmt
+
+
+@functools.cache
+def _lock_statement(model):
+    """SELECT id ... FOR UPDATE of row :row_id, live or not (NOTE(perf), as _get_statement)."""
+    return sa.select(model.id).where(model.id == sa.bindparam('row_id')).with_for_update()
 
 
 @functools.cache
@@ -63,6 +80,8 @@ class Machine:
     not_found: Callable[[str], Exception]
     column: str = 'status'
     children: tuple[tuple[type, str], ...] = ()
+    _updates: dict = dataclasses.field(default_factory=dict, init=False, repr=False,
+                                       compare=False)
 
     def live(self, row_id: str, project_id: str | None = None) -> list:
         """WHERE clauses of the live row *row_id* (of *project_id* when given)."""
@@ -79,7 +98,7 @@ class Machine:
         """
         params = {'row_id': row_id}
         if project_id is not None:
-            params['project_id'] = project_id
+            params['of_project_id'] = project_id
         with db.reader(session) as s:
             row = s.scalars(_get_statement(self.model, project_id is not None, lock),
                             params).first()
@@ -90,6 +109,35 @@ class Machine:
     def _status(self):
         return getattr(self.model, self.column)
 
+    def _begin_update(self, action: str, of_project: bool, values: dict, where=()):
+        """The CAS UPDATE of *action*: the live row in an allowed status, its guards and
+        *where* holding; *values* and the in-progress status set."""
+        transition = self.table[action]
+        clauses = [*_live_clauses(self.model, of_project), *where]
+        if transition.allowed_from is not ANY:
+            clauses.append(self._status().in_(sorted(transition.allowed_from)))
+        clauses.extend(self.guards[name]() for name in transition.guards)
+        new = dict(values)
+        if transition.in_progress:
+            new[self.column] = transition.in_progress
+        if transition.saves_previous:
+            new['previous_status'] = self._status()
+        return conditional.statement(self.model, values=new, where=clauses)
+
+    def _bound_begin_update(self, action: str, of_project: bool, keys: tuple[str, ...]):
+        """_begin_update with the values bound as :new_<key>, built once per action, scope
+        and value keys.
+
+        NOTE(perf): a delete's transition spent more building its statement (clauses,
+        guards' subqueries, the cache key) than running it.
+        """
+        key = (action, of_project, keys)
+        update = self._updates.get(key)
+        if update is None:
+            update = self._updates[key] = self._begin_update(
+                action, of_project, {k: sa.bindparam(f'new_{k}') for k in keys})
+        return update
+
     def begin(self, db, *, row_id: str, action: str, project_id: str | None = None,
               values: dict | None = None, where=(), session=None):
         """Move the row into *action*'s in-progress status in one CAS UPDATE.
@@ -99,28 +147,27 @@ class Machine:
         :raises: NotFound when there is no such live row; the refusal when its state, or a
             guard, does not allow *action*.
         """
-        transition = self.table[action]
-        clauses = [*self.live(row_id, project_id), *where]
-        if transition.allowed_from is not ANY:
-            clauses.append(self._status().in_(sorted(transition.allowed_from)))
-        clauses.extend(self.guards[name]() for name in transition.guards)
-        new = dict(values or {})
-        if transition.in_progress:
-            new[self.column] = transition.in_progress
-        if transition.saves_previous:
-            new['previous_status'] = self._status()
+        of_project = project_id is not None
+        params = {'row_id': row_id, 'of_project_id': project_id} if of_project else {
+            'row_id': row_id}
+        values = values or {}
+        if where or any(conditional.is_sql(v) for v in values.values()):
+            update = self._begin_update(action, of_project, values, where)
+        else:
+            update = self._bound_begin_update(action, of_project, tuple(values))
+            params.update({f'new_{k}': v for k, v in values.items()})
         with db.writer(session) as s:
-            if transition.guards:
+            if self.table[action].guards:
                 # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
                 # so the UPDATE's subqueries see what a writer holding the lock committed
                 # (PostgreSQL re-checks a waited-for row without re-running subqueries).
-                s.execute(sa.select(self.model.id).where(self.model.id == row_id)
-                          .with_for_update())
-            count = conditional.update(s, self.model, values=new, where=clauses)
+                # What the session holds unsent goes first, as the ORM's autoflush would.
+                s.flush()
+                s.connection().execute(_lock_statement(self.model), params)
+            count = conditional.run(s, update, params)
             # NOTE(populate_existing): one SELECT reads the row as now stored, also over an
             # instance the session loaded before the UPDATE.
-            row = s.scalars(sa.select(self.model).where(*self.live(row_id, project_id))
-                            .execution_options(populate_existing=True)).first()
+            row = s.scalars(_get_statement(self.model, of_project, fresh=True), params).first()
             if row is None:
                 raise self.not_found(row_id)
             if not count:
