@@ -62,7 +62,7 @@ def _unused(type_id):
 
 _TABLE = Encryption.__table__
 # NOTE(perf): built once and read as a Core row on the session's connection; a volume create
-# reads it (FOR SHARE) while it holds the project's quota rows.
+# reads it (FOR SHARE) in its insert's transaction, before it locks the project's quota rows.
 _GET = sa.select(_TABLE).where(_TABLE.c.volume_type_id == sa.bindparam('type_id'),
                                _TABLE.c.deleted.is_(False))
 _GET_FOR_SHARE = _GET.with_for_update(read=True)

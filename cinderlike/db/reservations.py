@@ -134,6 +134,39 @@ def _write_usages(s, usages) -> None:
     s.connection().execute(_write_usages_statement(len(usages)), params)
 
 
+@functools.cache
+def _add_in_use_statement(count: int):
+    """UPDATE of project :of_project's *count* usage rows :resource_<i>: in_use += :delta_<i> where
+    the delta fits :limit_<i> (negative = unlimited) and MAX_INT, for rows needing no recount.
+    """
+    table = _USAGES
+
+    def by_resource(name):
+        return sa.case(*((table.c.resource == sa.bindparam(f'resource_{i}'),
+                          sa.bindparam(f'{name}_{i}', type_=sa.Integer)) for i in range(count)))
+    delta, limit = by_resource('delta'), by_resource('limit')
+    total = table.c.in_use + table.c.reserved + delta
+    return sa.update(table).where(
+        table.c.project_id == sa.bindparam('of_project'),
+        table.c.resource.in_([sa.bindparam(f'resource_{i}') for i in range(count)]),
+        table.c.deleted.is_(False), table.c.in_use >= 0, table.c.until_refresh.is_(None),
+        sa.or_(limit < 0, total <= limit), total <= MAX_INT,
+    ).values(in_use=table.c.in_use + delta, updated_at=sa.bindparam('now'))
+
+
+def _add_in_use(s, project_id: str, resources: list[str], deltas: dict[str, int],
+                limits: dict[str, int]) -> bool:
+    """Add positive *deltas* to in_use in one UPDATE; False when some row is missing, needs
+    a recount or would pass its limit (that UPDATE's changes must then be rolled back)."""
+    params = {'of_project': project_id, 'now': utcnow()}
+    for i, resource in enumerate(resources):
+        params.update({f'resource_{i}': resource, f'delta_{i}': deltas[resource],
+                       f'limit_{i}': limits[resource]})
+    s.flush()  # what the session holds goes first, as a session execute would flush it
+    return s.connection().execute(_add_in_use_statement(len(resources)),
+                                  params).rowcount == len(resources)
+
+
 def _create_missing(s, project_id: str, resources: list[str], count) -> None:
     """Count and create the usage rows of *resources* the project does not have yet."""
     existing = set(s.scalars(sa.select(QuotaUsage.resource).where(
@@ -242,20 +275,47 @@ def consume(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
     """
     resources = sorted(deltas)
 
-    def work(s):
+    def uncounted(s, resource):
+        # What *then* wrote in this transaction counts exactly its delta.
+        return count(s, resource) - deltas[resource]
+
+    def work(s, *, at_once: bool):
+        # NOTE(lock_order): *then* writes first and the usage rows are locked last, so the
+        # project's concurrent creates queue on them only for the last UPDATE and the
+        # commit, not for the rows *then* writes; and a create takes its type's lock before
+        # the quota rows, as a type's rename and encryption change do.
+        result = then(s)
+        if at_once:
+            if not _add_in_use(s, project_id, resources, deltas, limits):
+                raise _NotAtOnce()
+            return result
         usages = _locked_within(s, project_id=project_id, resources=resources, deltas=deltas,
-                                limits=limits, count=count, until_refresh=until_refresh,
+                                limits=limits, count=uncounted, until_refresh=until_refresh,
                                 max_age=max_age)
         for resource, usage in usages.items():
             usage.in_use = max(0, usage.in_use + deltas[resource])
         _write_usages(s, usages.values())
-        return then(s)
+        return result
 
-    return _first_use_apart(db, project_id, resources, count, work)
+    # NOTE(at_once): usually every row exists, needs no recount and has room: one UPDATE
+    # checks and adds at once (its WHERE re-checked on the latest row after a wait), and
+    # the rows stay locked only for that statement and the commit. Otherwise the
+    # transaction is rolled back and run again the long way: lock, recount, check, write.
+    if not until_refresh and not max_age and all(d > 0 for d in deltas.values()):
+        try:
+            return _in_transaction(db, None, lambda s: work(s, at_once=True))
+        except _NotAtOnce:
+            pass
+    return _first_use_apart(db, project_id, resources, count,
+                            lambda s: work(s, at_once=False))
 
 
 class _FirstUse(Exception):
     """Some usage rows of the reservation do not exist yet."""
+
+
+class _NotAtOnce(Exception):
+    """consume()'s single UPDATE did not take every row: the long way decides."""
 
 
 def _settle(s, reservations: list[Reservation], *, apply: bool) -> int:
@@ -315,12 +375,34 @@ def expire(db, *, now: datetime.datetime | None = None) -> int:
             return total
 
 
+@functools.cache
+def _release_statement(count: int):
+    """UPDATE of project :of_project's *count* usage rows :resource_<i>: in_use += :delta_<i>,
+    never below 0."""
+    table = _USAGES
+    delta = sa.case(*((table.c.resource == sa.bindparam(f'resource_{i}'),
+                       sa.bindparam(f'delta_{i}', type_=sa.Integer)) for i in range(count)))
+    return sa.update(table).where(
+        table.c.project_id == sa.bindparam('of_project'),
+        table.c.resource.in_([sa.bindparam(f'resource_{i}') for i in range(count)]),
+        table.c.deleted.is_(False),
+    ).values(in_use=sa.case((table.c.in_use + delta < 0, 0), else_=table.c.in_use + delta),
+             updated_at=sa.bindparam('now'))
+
+
 def release(db, *, project_id: str, deltas: dict[str, int], session=None) -> None:
-    """Apply negative *deltas* to in_use directly (a deletion finished); never below 0."""
+    """Apply negative *deltas* to in_use directly (a deletion finished); never below 0.
+
+    NOTE(at_once): one UPDATE, without a locking read first: nothing is checked, so the rows
+    are locked only from that statement to the commit.
+    """
+    resources = sorted(deltas)
+    params = {'of_project': project_id, 'now': utcnow()}
+    for i, resource in enumerate(resources):
+        params.update({f'resource_{i}': resource, f'delta_{i}': deltas[resource]})
+
     def work(s):
-        usages = _lock_usages(s, project_id, sorted(deltas))
-        for resource, usage in usages.items():
-            usage.in_use = max(0, usage.in_use + deltas[resource])
-        _write_usages(s, usages.values())
+        s.flush()  # what the session holds goes first, as a session execute would flush it
+        s.connection().execute(_release_statement(len(resources)), params)
     _in_transaction(db, session, work)
 

@@ -63,8 +63,8 @@ def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
         done = db_workers.lock_held(s, hold=hold) and _write_status(db, machine, row,
                                                                      outcome, s)
         if done:
-            _side_effects(db, row, outcome, s)
             db_workers.finish(db, hold=hold, session=s)
+            _side_effects(db, row, outcome, s)
     if done:
         return Settled.DONE
     if db_workers.fenced(db, hold=hold, operation=outcome.action):
@@ -92,6 +92,15 @@ def _write_status(db, machine, row, outcome: Outcome, s) -> bool:
 
 
 def _side_effects(db, row, outcome: Outcome, s) -> None:
+    """The writes to rows other operations share, last in the transaction.
+
+    NOTE(lock_order): the hottest rows go last, each in one order for every settle: the
+    pool's row (every volume of the backend), then the project's quota rows (every volume of
+    the project), so each stays locked only until the commit that follows.
+    """
+    if outcome.release_gb:
+        db_pools.release(db, pool=db_pools.pool_of(row), size_gb=outcome.release_gb,
+                         session=s)
     if outcome.commit:
         db_reservations.commit(db, reservations=list(outcome.commit), session=s)
     if outcome.rollback:
@@ -100,9 +109,6 @@ def _side_effects(db, row, outcome: Outcome, s) -> None:
     if outcome.release_usage and getattr(row, 'use_quota', True):
         db_reservations.release(db, project_id=row.project_id, deltas=outcome.release_usage,
                                 session=s)
-    if outcome.release_gb:
-        db_pools.release(db, pool=db_pools.pool_of(row), size_gb=outcome.release_gb,
-                         session=s)
 
 
 def settle(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,

@@ -1,6 +1,7 @@
 """quota.py on SQLite: limit resolution, reserve/commit/rollback/release/expire, Cinder's 413s."""
 
 import datetime
+import types
 
 import pytest
 import sqlalchemy as sa
@@ -173,6 +174,54 @@ class TestReserve:
             s.execute(sa.update(QuotaUsage).values(in_use=-3))
         reserve(db, conf, volumes=1)
         assert usage(db, 'volumes') == {'in_use': 0, 'reserved': 2}
+
+
+class TestConsume:
+    """consume(): what *then* writes goes in before the usage rows are locked and checked."""
+
+    @pytest.fixture(autouse=True)
+    def lvm(self, db):
+        add_type(db, 'lvm')
+
+    @staticmethod
+    def create(db, conf, volume_id, size=1):
+        plan = quota.plan_volume(db, conf=conf, project_id=PROJECT,
+                                 deltas=quota.volume_deltas(size=size, volume_type_name='lvm'),
+                                 volume_type=types.SimpleNamespace(id='id-lvm', name='lvm'))
+
+        def then(s):
+            s.add(Volume(id=volume_id, project_id=PROJECT, size=size, use_quota=True,
+                         volume_type_id='id-lvm', deleted=False))
+            s.flush()
+            return volume_id
+        return quota.consume(db, None, conf=conf, plan=plan, then=then)
+
+    def test_consumed_amounts_are_in_use_at_once(self, db, conf):
+        assert self.create(db, conf, 'v0', size=2) == 'v0'
+        assert usage(db, 'volumes') == {'in_use': 1, 'reserved': 0}
+        assert usage(db, 'gigabytes') == {'in_use': 2, 'reserved': 0}
+
+    def test_a_recount_does_not_count_the_new_row_twice(self, db, conf):
+        self.create(db, conf, 'v0', size=2)
+        with db.writer() as s:
+            s.execute(sa.update(QuotaUsage).values(in_use=-3))
+        self.create(db, conf, 'v1', size=3)
+        assert usage(db, 'volumes') == {'in_use': 2, 'reserved': 0}
+        assert usage(db, 'gigabytes') == {'in_use': 5, 'reserved': 0}
+        assert usage(db, 'volumes_lvm') == {'in_use': 2, 'reserved': 0}
+        assert usage(db, 'gigabytes_lvm') == {'in_use': 5, 'reserved': 0}
+
+    def test_over_quota_after_a_recount_writes_nothing(self, db, conf):
+        db_quotas.set_project_limits(db, project_id=PROJECT, limits={'volumes': 2})
+        self.create(db, conf, 'v0')
+        self.create(db, conf, 'v1')
+        with db.writer() as s:
+            s.execute(sa.update(QuotaUsage).values(in_use=-1))
+        with pytest.raises(exception.VolumeLimitExceeded):
+            self.create(db, conf, 'v2')
+        with db.reader() as s:
+            assert s.scalars(sa.select(Volume.id).order_by(Volume.id)).all() == ['v0', 'v1']
+        assert usage(db, 'volumes') == {'in_use': -1, 'reserved': 0}
 
 
 class TestReleaseAndExpire:

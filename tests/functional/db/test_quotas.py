@@ -126,7 +126,7 @@ def test_expired_reservations_roll_back_on_the_real_database(db, conf):
 
 def _consume_race(db, conf, project_id, *, fail_every_third=False):
     """THREADS threads × ATTEMPTS creates whose quota is consumed with the row's insert;
-    with *fail_every_third* some inserts raise after the usage was written (rolled back)."""
+    with *fail_every_third* some inserts raise in that transaction (rolled back)."""
     start = threading.Barrier(THREADS)
     created = []
     deltas = {'volumes': 1, 'gigabytes': 2}
@@ -137,7 +137,7 @@ def _consume_race(db, conf, project_id, *, fail_every_third=False):
                                                'status': 'creating',
                                                'volume_type_id': type_id}, session=s)
         if fail:
-            raise RuntimeError('the insert failed after the usage was written')
+            raise RuntimeError('the insert failed in the transaction')
         return volume.id
 
     def worker(index):
@@ -148,7 +148,7 @@ def _consume_race(db, conf, project_id, *, fail_every_third=False):
                 plan = quota.plan_volume(db, conf=conf, project_id=project_id, deltas=deltas)
                 created.append(quota.consume(db, None, conf=conf, plan=plan,
                                              then=functools.partial(insert, fail=fail)))
-            except (exception.VolumeLimitExceeded, RuntimeError):
+            except (exception.OverQuota, RuntimeError):
                 continue
 
     with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
@@ -171,6 +171,15 @@ def test_racing_consumes_never_pass_the_limit_and_match_the_rows(db, conf):
     with db.reader() as s:
         assert s.scalar(sa.select(sa.func.count()).select_from(Reservation).where(
             Reservation.project_id == 'c')) == 0
+
+
+def test_racing_consumes_stop_at_the_gigabytes_limit(db, conf):
+    # volumes has room for all; the one UPDATE's gigabytes check is the one that refuses
+    db_quotas.set_project_limits(db, project_id='g', limits={'volumes': -1,
+                                                             'gigabytes': 2 * LIMIT + 1})
+    created = _consume_race(db, conf, 'g')
+    assert len(created) == LIMIT == _live_volumes(db, 'g')
+    assert _usage_rows(db, 'g') == [('gigabytes', 2 * LIMIT, 0), ('volumes', LIMIT, 0)]
 
 
 def test_a_failed_insert_consumes_nothing(db, conf):
