@@ -82,10 +82,8 @@ def _lock_statement(model):
 
 def _write_status(db, machine, row, outcome: Outcome, s) -> bool:
     if outcome.destroy:
-        in_progress = machine.table[outcome.action].in_progress
-        return machine.destroy(
-            db, row_id=row.id, values=outcome.values, session=s,
-            where=[getattr(machine.model, machine.column) == in_progress, *outcome.where])
+        return machine.destroy(db, row_id=row.id, values=outcome.values, session=s,
+                               action=outcome.action, where=outcome.where)
     return machine.finish(db, row_id=row.id, action=outcome.action, error=outcome.error,
                           status=outcome.status, values=outcome.values,
                           where=list(outcome.where), session=s)

@@ -109,7 +109,24 @@ class Machine:
     def _status(self):
         return getattr(self.model, self.column)
 
-    def _begin_update(self, action: str, of_project: bool, values: dict, where=()):
+    def _update(self, key: tuple, build, values: dict, where=()):
+        """(UPDATE, its parameters): *build(values, where)*, or with no *where* and plain
+        *values*, the statement *build* made once per *key* and value keys, the values bound
+        as :new_<key>.
+
+        NOTE(perf): a transition spent more building its statement (clauses, guards'
+        subqueries, the cache key) than running it.
+        """
+        if where or any(conditional.is_sql(v) for v in values.values()):
+            return build(values, where), {}
+        key = (*key, tuple(values))
+        update = self._updates.get(key)
+        if update is None:
+            update = self._updates[key] = build(
+                {k: sa.bindparam(f'new_{k}') for k in values}, ())
+        return update, {f'new_{k}': v for k, v in values.items()}
+
+    def _begin_update(self, action: str, of_project: bool, values: dict, where):
         """The CAS UPDATE of *action*: the live row in an allowed status, its guards and
         *where* holding; *values* and the in-progress status set."""
         transition = self.table[action]
@@ -124,20 +141,6 @@ class Machine:
             new['previous_status'] = self._status()
         return conditional.statement(self.model, values=new, where=clauses)
 
-    def _bound_begin_update(self, action: str, of_project: bool, keys: tuple[str, ...]):
-        """_begin_update with the values bound as :new_<key>, built once per action, scope
-        and value keys.
-
-        NOTE(perf): a delete's transition spent more building its statement (clauses,
-        guards' subqueries, the cache key) than running it.
-        """
-        key = (action, of_project, keys)
-        update = self._updates.get(key)
-        if update is None:
-            update = self._updates[key] = self._begin_update(
-                action, of_project, {k: sa.bindparam(f'new_{k}') for k in keys})
-        return update
-
     def begin(self, db, *, row_id: str, action: str, project_id: str | None = None,
               values: dict | None = None, where=(), session=None):
         """Move the row into *action*'s in-progress status in one CAS UPDATE.
@@ -148,14 +151,13 @@ class Machine:
             guard, does not allow *action*.
         """
         of_project = project_id is not None
-        params = {'row_id': row_id, 'of_project_id': project_id} if of_project else {
-            'row_id': row_id}
-        values = values or {}
-        if where or any(conditional.is_sql(v) for v in values.values()):
-            update = self._begin_update(action, of_project, values, where)
-        else:
-            update = self._bound_begin_update(action, of_project, tuple(values))
-            params.update({f'new_{k}': v for k, v in values.items()})
+        update, params = self._update(
+            ('begin', action, of_project),
+            lambda new, more: self._begin_update(action, of_project, new, more),
+            values or {}, where)
+        params['row_id'] = row_id
+        if of_project:
+            params['of_project_id'] = project_id
         with db.writer(session) as s:
             if self.table[action].guards:
                 # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
@@ -206,15 +208,20 @@ class Machine:
         """
         transition = self.table[action]
         target = status or (transition.on_error if error else transition.on_success)
-        new = dict(values or {})
-        if target == PREVIOUS:
-            new[self.column] = self.model.previous_status
-        elif target is not None:
-            new[self.column] = target
+
+        def build(new, more):
+            new = dict(new)
+            if target == PREVIOUS:
+                new[self.column] = self.model.previous_status
+            elif target is not None:
+                new[self.column] = target
+            return conditional.statement(self.model, values=new, where=[
+                *_live_clauses(self.model, False), self._status() == transition.in_progress,
+                *more])
+        update, params = self._update(('finish', action, target), build, values or {}, where)
+        params['row_id'] = row_id
         with db.writer(session) as s:
-            count = conditional.update(
-                s, self.model, values=new,
-                where=[*self.live(row_id), self._status() == transition.in_progress, *where])
+            count = conditional.run(s, update, params)
         if count:
             LOG.info('%(res)s %(id)s: %(action)s %(outcome)s', {
                 'res': self.name, 'id': row_id, 'action': action,
@@ -222,14 +229,24 @@ class Machine:
         return bool(count)
 
     def destroy(self, db, *, row_id: str, where=(), values: dict | None = None,
-                session=None) -> bool:
-        """Soft-delete the row and its children when *where* still holds; False otherwise."""
+                action: str | None = None, session=None) -> bool:
+        """Soft-delete the row and its children when *where* still holds (and the row is in
+        *action*'s in-progress status, when given); False otherwise."""
         now = utcnow()
-        gone = {'deleted': True, 'deleted_at': now, 'updated_at': self.model.updated_at,
-                self.column: DELETED, **(values or {})}
+        in_progress = self.table[action].in_progress if action else None
+
+        def build(new, more):
+            clauses = [*_live_clauses(self.model, False), *more]
+            if in_progress:
+                clauses.append(self._status() == in_progress)
+            return conditional.statement(self.model, where=clauses, values={
+                'deleted': True, 'updated_at': self.model.updated_at, self.column: DELETED,
+                **new})
+        update, params = self._update(('destroy', in_progress), build,
+                                      {'deleted_at': now, **(values or {})}, where)
+        params['row_id'] = row_id
         with db.writer(session) as s:
-            if not conditional.update(s, self.model, values=gone,
-                                      where=[*self.live(row_id), *where]):
+            if not conditional.run(s, update, params):
                 return False
             for model, key in self.children:
                 s.connection().execute(_children_statement(model, key),
