@@ -14,7 +14,7 @@ from oslo_service import service as oslo_service
 from oslo_service import systemd
 
 from cinderlike import context as context_mod
-from cinderlike import coordination, fencing, metrics, periodic, rpc
+from cinderlike import coordination, fencing, heap, metrics, periodic, rpc
 from cinderlike.db import clusters as clusters_db
 from cinderlike.db import engine
 from cinderlike.db import services as services_db
@@ -34,11 +34,13 @@ class Service(oslo_service.ServiceBase):
     """One manager served over RPC, with its services row kept alive by heartbeats.
 
     Nothing is connected in __init__: the launcher forks the worker process after building
-    this object, so transports, engines and threads are made in start().
+    this object, so transports, engines and threads are made in start(). A daemon's own
+    process passes *freeze_heap*: once started, what it holds is frozen (heap.py).
     """
 
     def __init__(self, conf, *, host, manager_cls, manager_kwargs=None, coordination=False,
-                 db=None, shared_transport=False, clock=time.monotonic, rng=None):
+                 db=None, shared_transport=False, clock=time.monotonic, rng=None,
+                 freeze_heap=False):
         self.conf = conf
         self.host = host
         self.manager_cls = manager_cls
@@ -51,6 +53,7 @@ class Service(oslo_service.ServiceBase):
         self._shared_transport = shared_transport
         self._clock = clock
         self._rng = rng
+        self._freeze_heap = freeze_heap
         self.manager = None
         self.coordinator = None
         self.service_id = None
@@ -77,6 +80,8 @@ class Service(oslo_service.ServiceBase):
             self.stop()
             raise
         LOG.info('Started %s service on %s', self.binary, self.host)
+        if self._freeze_heap:
+            heap.freeze_startup_objects()
         # NOTE(systemd): Type=notify units (etc/systemd/) count the daemon started once its
         # services row, RPC servers and heartbeat are up; a forked worker sends it, hence
         # NotifyAccess=all there. Without NOTIFY_SOCKET this does nothing.

@@ -10,6 +10,7 @@ from gunicorn.app import base
 from oslo_log import log as logging
 
 from cinderlike import conf as cl_conf
+from cinderlike import heap
 from cinderlike.api import metrics as api_metrics
 from cinderlike.api.app import create_app
 
@@ -53,7 +54,9 @@ class APIServer(base.BaseApplication):
     def load(self):
         # NOTE(fork): built after the fork, so each worker has its own database pool.
         metrics = api_metrics.RequestMetrics() if self._shared is not None else None
-        return create_app(self._conf, metrics=metrics)
+        app = create_app(self._conf, metrics=metrics)
+        heap.freeze_startup_objects()
+        return app
 
 
 def main(argv=None):

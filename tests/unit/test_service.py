@@ -178,3 +178,19 @@ def test_a_failed_start_raises_and_releases_wait(conf, db):
         svc.start()
     svc.wait()  # returns: nothing is left running
     assert services_db.get_all(db) == []
+
+
+@pytest.mark.parametrize('freeze_heap', [True, False])
+def test_a_daemons_service_freezes_its_heap_once_started(conf, db, monkeypatch, freeze_heap):
+    seen = []
+    monkeypatch.setattr(service.heap, 'freeze_startup_objects',
+                        lambda: seen.append(svc.service_id is not None and bool(svc._servers)))
+    svc = service.Service(conf, host='node1', manager_cls=scheduler_manager.SchedulerManager,
+                          db=db, freeze_heap=freeze_heap)
+    svc.start()
+    try:
+        # once its row is registered and its RPC servers run; only in a daemon's own process
+        assert seen == ([True] if freeze_heap else [])
+    finally:
+        svc.stop()
+        svc.wait()
