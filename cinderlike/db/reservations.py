@@ -134,37 +134,61 @@ def _write_usages(s, usages) -> None:
     s.connection().execute(_write_usages_statement(len(usages)), params)
 
 
+def _per_resource(name: str, count: int):
+    """CASE giving each of *count* usage rows its own :<name>_<i>, the row of :resource_<i>."""
+    return sa.case(*((_USAGES.c.resource == sa.bindparam(f'resource_{i}'),
+                      sa.bindparam(f'{name}_{i}', type_=sa.Integer)) for i in range(count)))
+
+
+def _rows_of(count: int) -> tuple:
+    """WHERE clauses of project :of_project's live usage rows :resource_0 … <count - 1>."""
+    return (_USAGES.c.project_id == sa.bindparam('of_project'),
+            _USAGES.c.resource.in_([sa.bindparam(f'resource_{i}') for i in range(count)]),
+            _USAGES.c.deleted.is_(False))
+
+
+def _per_resource_params(project_id: str, resources: list[str], **per_resource) -> dict:
+    """Parameters of _rows_of and _per_resource: {name: {resource: value}} per CASE."""
+    params = {'of_project': project_id, 'now': utcnow()}
+    for i, resource in enumerate(resources):
+        params[f'resource_{i}'] = resource
+        for name, values in per_resource.items():
+            params[f'{name}_{i}'] = values[resource]
+    return params
+
+
 @functools.cache
 def _add_in_use_statement(count: int):
-    """UPDATE of project :of_project's *count* usage rows :resource_<i>: in_use += :delta_<i> where
-    the delta fits :limit_<i> (negative = unlimited) and MAX_INT, for rows needing no recount.
-    """
+    """UPDATE of *count* usage rows: in_use += :delta_<i> where the delta fits :limit_<i>
+    (negative = unlimited) and MAX_INT, for rows needing no recount."""
     table = _USAGES
-
-    def by_resource(name):
-        return sa.case(*((table.c.resource == sa.bindparam(f'resource_{i}'),
-                          sa.bindparam(f'{name}_{i}', type_=sa.Integer)) for i in range(count)))
-    delta, limit = by_resource('delta'), by_resource('limit')
+    delta, limit = _per_resource('delta', count), _per_resource('limit', count)
     total = table.c.in_use + table.c.reserved + delta
     return sa.update(table).where(
-        table.c.project_id == sa.bindparam('of_project'),
-        table.c.resource.in_([sa.bindparam(f'resource_{i}') for i in range(count)]),
-        table.c.deleted.is_(False), table.c.in_use >= 0, table.c.until_refresh.is_(None),
+        *_rows_of(count), table.c.in_use >= 0, table.c.until_refresh.is_(None),
         sa.or_(limit < 0, total <= limit), total <= MAX_INT,
     ).values(in_use=table.c.in_use + delta, updated_at=sa.bindparam('now'))
+
+
+@functools.cache
+def _release_statement(count: int):
+    """UPDATE of *count* usage rows: in_use += :delta_<i>, never below 0."""
+    table = _USAGES
+    delta = _per_resource('delta', count)
+    return sa.update(table).where(*_rows_of(count)).values(
+        in_use=sa.case((table.c.in_use + delta < 0, 0), else_=table.c.in_use + delta),
+        updated_at=sa.bindparam('now'))
 
 
 def _add_in_use(s, project_id: str, resources: list[str], deltas: dict[str, int],
                 limits: dict[str, int]) -> bool:
     """Add positive *deltas* to in_use in one UPDATE; False when some row is missing, needs
     a recount or would pass its limit (that UPDATE's changes must then be rolled back)."""
-    params = {'of_project': project_id, 'now': utcnow()}
-    for i, resource in enumerate(resources):
-        params.update({f'resource_{i}': resource, f'delta_{i}': deltas[resource],
-                       f'limit_{i}': limits[resource]})
     s.flush()  # what the session holds goes first, as a session execute would flush it
-    return s.connection().execute(_add_in_use_statement(len(resources)),
-                                  params).rowcount == len(resources)
+    return s.connection().execute(
+        _add_in_use_statement(len(resources)),
+        _per_resource_params(project_id, resources, delta=deltas, limit=limits),
+    ).rowcount == len(resources)
 
 
 def _create_missing(s, project_id: str, resources: list[str], count) -> None:
@@ -301,7 +325,7 @@ def consume(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
     # checks and adds at once (its WHERE re-checked on the latest row after a wait), and
     # the rows stay locked only for that statement and the commit. Otherwise the
     # transaction is rolled back and run again the long way: lock, recount, check, write.
-    if not until_refresh and not max_age and all(d > 0 for d in deltas.values()):
+    if deltas and not until_refresh and not max_age and all(d > 0 for d in deltas.values()):
         try:
             return _in_transaction(db, None, lambda s: work(s, at_once=True))
         except _NotAtOnce:
@@ -375,31 +399,16 @@ def expire(db, *, now: datetime.datetime | None = None) -> int:
             return total
 
 
-@functools.cache
-def _release_statement(count: int):
-    """UPDATE of project :of_project's *count* usage rows :resource_<i>: in_use += :delta_<i>,
-    never below 0."""
-    table = _USAGES
-    delta = sa.case(*((table.c.resource == sa.bindparam(f'resource_{i}'),
-                       sa.bindparam(f'delta_{i}', type_=sa.Integer)) for i in range(count)))
-    return sa.update(table).where(
-        table.c.project_id == sa.bindparam('of_project'),
-        table.c.resource.in_([sa.bindparam(f'resource_{i}') for i in range(count)]),
-        table.c.deleted.is_(False),
-    ).values(in_use=sa.case((table.c.in_use + delta < 0, 0), else_=table.c.in_use + delta),
-             updated_at=sa.bindparam('now'))
-
-
 def release(db, *, project_id: str, deltas: dict[str, int], session=None) -> None:
     """Apply negative *deltas* to in_use directly (a deletion finished); never below 0.
 
     NOTE(at_once): one UPDATE, without a locking read first: nothing is checked, so the rows
     are locked only from that statement to the commit.
     """
+    if not deltas:
+        return
     resources = sorted(deltas)
-    params = {'of_project': project_id, 'now': utcnow()}
-    for i, resource in enumerate(resources):
-        params.update({f'resource_{i}': resource, f'delta_{i}': deltas[resource]})
+    params = _per_resource_params(project_id, resources, delta=deltas)
 
     def work(s):
         s.flush()  # what the session holds goes first, as a session execute would flush it

@@ -231,6 +231,11 @@ class TestReleaseAndExpire:
         assert usage(db, 'volumes') == {'in_use': 0, 'reserved': 0}
         assert usage(db, 'gigabytes') == {'in_use': 0, 'reserved': 0}
 
+    def test_releasing_nothing_writes_nothing(self, db, conf):
+        quota.commit(db, None, reserve(db, conf, volumes=1))
+        quota.release_usage(db, project_id=PROJECT, deltas={})
+        assert usage(db, 'volumes') == {'in_use': 1, 'reserved': 0}
+
     def test_expired_reservations_are_rolled_back(self, db, conf):
         old = reserve(db, conf, gigabytes=5)
         reserve(db, conf, volumes=1)
