@@ -8,12 +8,10 @@ whose row was taken over writes nothing, and the take-over's owner settles inste
 
 import dataclasses
 import enum
-import functools
-
-import sqlalchemy as sa
 
 from cinderlike.db import pools as db_pools
 from cinderlike.db import reservations as db_reservations
+from cinderlike.db import transitions
 from cinderlike.db import workers as db_workers
 
 
@@ -59,7 +57,7 @@ def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
         # workers row read under its lock after the taker committed. Held until commit,
         # that lock keeps the row ours for the writes below.
         s.flush()  # what a caller's session holds goes first, as its autoflush would
-        s.connection().execute(_lock_statement(machine.model), {'row_id': row.id})
+        s.connection().execute(transitions.lock_statement(machine.model), {'row_id': row.id})
         done = db_workers.lock_held(s, hold=hold) and _write_status(db, machine, row,
                                                                      outcome, s)
         if done:
@@ -70,14 +68,6 @@ def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome: Outcome,
     if db_workers.fenced(db, hold=hold, operation=outcome.action):
         return Settled.FENCED
     return Settled.MOVED_ON
-
-
-@functools.cache
-def _lock_statement(model):
-    """SELECT … FOR UPDATE of the row :row_id, built once per model (NOTE(perf): as
-    transitions._get_statement)."""
-    table = model.__table__
-    return sa.select(table.c.id).where(table.c.id == sa.bindparam('row_id')).with_for_update()
 
 
 def _write_status(db, machine, row, outcome: Outcome, s) -> bool:

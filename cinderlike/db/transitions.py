@@ -47,8 +47,8 @@ def _get_statement(model, of_project: bool, lock: bool = False, fresh: bool = Fa
 
 
 @functools.cache
-def _lock_statement(model):
-    """SELECT id ... FOR UPDATE of row :row_id, live or not (NOTE(perf), as _get_statement)."""
+def lock_statement(model):
+    """SELECT id … FOR UPDATE of row :row_id, live or not (NOTE(perf), as _get_statement)."""
     return sa.select(model.id).where(model.id == sa.bindparam('row_id')).with_for_update()
 
 
@@ -165,7 +165,7 @@ class Machine:
                 # (PostgreSQL re-checks a waited-for row without re-running subqueries).
                 # What the session holds unsent goes first, as the ORM's autoflush would.
                 s.flush()
-                s.connection().execute(_lock_statement(self.model), params)
+                s.connection().execute(lock_statement(self.model), params)
             count = conditional.run(s, update, params)
             # NOTE(populate_existing): one SELECT reads the row as now stored, also over an
             # instance the session loaded before the UPDATE.
