@@ -59,8 +59,9 @@ def _defaults_of(conf, classes: dict[str, int], names) -> dict[str, int]:
 def defaults(conf, db, *, names: list[str] | None = None, session=None) -> dict[str, int]:
     """Default limit of each resource: class 'default' (`use_default_quota_class`), else options."""
     names = names if names is not None else resources(db, session=session)
-    classes = (db_quotas.get_class_limits(db, class_name=DEFAULT_CLASS, session=session)
-               if conf.use_default_quota_class else {})
+    class_name = _default_class(conf)
+    classes = (db_quotas.get_class_limits(db, class_name=class_name, session=session)
+               if class_name else {})
     return _defaults_of(conf, classes, names)
 
 

@@ -76,7 +76,7 @@ def _write_status(db, machine, row, outcome: Outcome, s) -> bool:
                                action=outcome.action, where=outcome.where)
     return machine.finish(db, row_id=row.id, action=outcome.action, error=outcome.error,
                           status=outcome.status, values=outcome.values,
-                          where=list(outcome.where), session=s)
+                          where=outcome.where, session=s)
 
 
 def _side_effects(db, row, outcome: Outcome, s) -> None:
