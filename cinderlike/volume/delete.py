@@ -64,18 +64,14 @@ def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False,
     else:
         outcome = None
 
-    def write():
-        # NOTE(perf): the type's name (for its per-type quota) is read in the settle's
-        # transaction: one transaction less per delete.
-        with manager.db.writer() as s:
-            final = outcome or _gone(manager, volume, action, s)
-            return final, db_settle.settle(manager.db, db_volumes.MACHINE, row=volume,
-                                           hold=hold, outcome=final, session=s)
-    outcome, settled = manager.db.retrying(
-        write, what=f'Settling the {action} of volume {volume_id}')
+    # NOTE(perf): the type's name (for its per-type quota) is read in the settle's
+    # transaction: one transaction less per delete.
+    settled = db_settle.settle(
+        manager.db, db_volumes.MACHINE, row=volume, hold=hold,
+        outcome=outcome or (lambda s: _gone(manager, volume, action, s)))
     if settled is db_settle.Settled.MOVED_ON:
         LOG.warning('Volume %s moved on while it was being deleted', volume_id)
-    if settled is not db_settle.Settled.DONE or not outcome.destroy:
+    if settled is not db_settle.Settled.DONE or outcome is not None:
         return False
     manager.notifier.info(ctx, volume, f'{action}.end')
     return True
