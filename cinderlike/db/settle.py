@@ -12,7 +12,6 @@ import enum
 
 from cinderlike.db import pools as db_pools
 from cinderlike.db import reservations as db_reservations
-from cinderlike.db import transitions
 from cinderlike.db import workers as db_workers
 
 
