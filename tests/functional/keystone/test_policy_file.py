@@ -1,23 +1,27 @@
 """An operator's policy.yaml (`[oslo_policy] policy_file`) overrides Cinder's defaults in the
-running API, and a change of the file applies to the next request, without a restart
-(oslo.policy re-reads the file when its modification time changes)."""
+running API, and a change of the file applies without a restart, to the requests that come
+once the API looked at the file again (every RELOAD_CHECK_S; oslo.policy re-reads the file when
+its modification time changed)."""
 
 import os
 import time
 
 import pytest
 
+from cinderlike.policies.enforcer import RELOAD_CHECK_S
 from tests.functional.keystone.policy_world import Caller, call
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 
 
 def _write(policy_file, text):
-    """Write the overrides; the modification time moves on even within the same second."""
+    """Write the overrides (the modification time moves on even within the same second),
+    then let the API's rules go stale."""
     before = policy_file.stat().st_mtime
     policy_file.write_text(text)
     mtime = max(time.time(), before + 1)
     os.utime(policy_file, (mtime, mtime))
+    time.sleep(RELOAD_CHECK_S + 0.1)
 
 
 @pytest.fixture
