@@ -98,14 +98,15 @@ def _upsert(s, row: dict) -> tuple[int, int]:
 
 
 def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
-              request: dict | None = None, unheld: bool = False):
+              request: dict | None = None, unheld: bool = False, session=None):
     """(row, Hold) of a *machine* row still in *status*, its workers row taken in the same
-    transaction as that check; (row, None) when the row is in another status, or with
-    *unheld* when it has a workers row (a service holds the operation).
+    transaction as that check (*session*'s, when given); (row, None) when the row is in
+    another status, or with *unheld* when it has a workers row (a service holds the
+    operation).
 
     :raises: the resource's NotFound.
     """
-    with db.writer() as s:
+    with db.writer(session) as s:
         # NOTE(race): the resource's row is locked first, so its status cannot change
         # (an API undoing its request, a sweep settling it) between this check and the take;
         # read and locked by one statement (NOTE(perf)).

@@ -144,3 +144,14 @@ def test_the_types_back_end_qos_specs_reach_the_driver(manager, db, consumer, ap
     assert row(db, volume.id).status == 'available'
     name = f'volume-{volume.id}'
     assert manager.driver.qos.get(name) == ({'total_iops_sec': '500'} if applied else None)
+
+
+def test_a_volume_whose_type_is_gone_ends_in_error_without_a_reschedule(manager, db):
+    """The type (and its QoS specs) is read with the take of the workers row; a type that
+    is gone fails the flow after its reschedule guard, which settles `error`."""
+    volume = add_volume(db, size=2, volume_type_id='no-such-type')
+    assert not _create(manager, volume, attempts=1)
+    assert row(db, volume.id).status == 'error'
+    assert manager.scheduler_api.casts == [] and workers(db) == [] and claimed(db) == 0
+    assert event_ids(db) == ['VOLUME_VOLUME_008_012']
+    assert not manager.driver.has_volume(base.VolumeRef.of(volume))
