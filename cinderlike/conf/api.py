@@ -36,6 +36,9 @@ OPTS = [
                 help='A volume asked for in an availability zone no volume service serves is '
                      'created in default_availability_zone (or storage_availability_zone) '
                      'instead of being refused.'),
+    cfg.IntOpt('az_cache_duration', default=3600, min=0,
+               help='Seconds a volume create trusts the availability zones it read last; a '
+                    'zone not among them is looked up again before the create is refused.'),
     cfg.IntOpt('osapi_max_request_body_size', default=114688, min=1,
                help='Largest request body in bytes the API accepts.'),
     cfg.StrOpt('project_id_regex', default=r'[0-9a-f\-]+',

@@ -15,12 +15,11 @@ from taskflow import task
 from taskflow.types import failure as tf_failure
 
 from cinderlike import exception, flow, key_manager, quota
-from cinderlike.api import casting
+from cinderlike.api import casting, zones
 from cinderlike.db import backups as db_backups
 from cinderlike.db import encryption as db_encryption
 from cinderlike.db import groups as db_groups
 from cinderlike.db import pools as db_pools
-from cinderlike.db import services as db_services
 from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
@@ -113,10 +112,7 @@ def _zone(conf, db, wanted, source, source_kind: str, session) -> str:
     if wanted is None and source is not None and conf.cloned_volume_same_az:
         wanted = source.availability_zone
     zone = wanted or fallback
-    known = db_services.availability_zones(db, binary=db_services.VOLUME_BINARY,
-                                           session=session)
-    known.add(conf.storage_availability_zone)
-    if zone not in known:
+    if zone not in zones.known(conf, db, zone, session=session):
         if not conf.allow_availability_zone_fallback:
             raise exception.InvalidAvailabilityZone(az=zone)
         LOG.warning('Availability zone %s is unknown; using %s', zone, fallback)
