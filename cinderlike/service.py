@@ -35,12 +35,13 @@ class Service(oslo_service.ServiceBase):
 
     Nothing is connected in __init__: the launcher forks the worker process after building
     this object, so transports, engines and threads are made in start(). A daemon's own
-    process passes *freeze_heap*: once started, what it holds is frozen (heap.py).
+    process passes *own_process*: its threads share few malloc arenas, and once started, what
+    it holds is frozen (heap.py).
     """
 
     def __init__(self, conf, *, host, manager_cls, manager_kwargs=None, coordination=False,
                  db=None, shared_transport=False, clock=time.monotonic, rng=None,
-                 freeze_heap=False):
+                 own_process=False):
         self.conf = conf
         self.host = host
         self.manager_cls = manager_cls
@@ -53,7 +54,7 @@ class Service(oslo_service.ServiceBase):
         self._shared_transport = shared_transport
         self._clock = clock
         self._rng = rng
-        self._freeze_heap = freeze_heap
+        self._own_process = own_process
         self.manager = None
         self.coordinator = None
         self.service_id = None
@@ -67,6 +68,8 @@ class Service(oslo_service.ServiceBase):
 
     def start(self):
         """Register the row, init the manager, serve RPC, then heartbeat and run periodics."""
+        if self._own_process:
+            heap.limit_malloc_arenas()  # before _start() makes its threads
         apply_log_levels(self.conf)
         LOG.info('Starting %s service on %s', self.binary, self.host)
         self._stop.clear()
@@ -80,7 +83,7 @@ class Service(oslo_service.ServiceBase):
             self.stop()
             raise
         LOG.info('Started %s service on %s', self.binary, self.host)
-        if self._freeze_heap:
+        if self._own_process:
             heap.freeze_startup_objects()
         # NOTE(systemd): Type=notify units (etc/systemd/) count the daemon started once its
         # services row, RPC servers and heartbeat are up; a forked worker sends it, hence

@@ -52,7 +52,9 @@ class APIServer(base.BaseApplication):
             self.cfg.set('on_exit', lambda server: shared.remove())
 
     def load(self):
-        # NOTE(fork): built after the fork, so each worker has its own database pool.
+        # NOTE(fork): built after the fork, so each worker has its own database pool; the
+        # worker's request threads start after this.
+        heap.limit_malloc_arenas()
         metrics = api_metrics.RequestMetrics() if self._shared is not None else None
         app = create_app(self._conf, metrics=metrics)
         heap.freeze_startup_objects()

@@ -14,6 +14,6 @@ def main(argv=None):
     conf = cl_conf.parse(sys.argv[1:] if argv is None else argv)
     logging.setup(conf, 'cinderlike')
     svc = service.Service(conf, host=conf.host, manager_cls=manager.BackupManager,
-                          coordination=True, freeze_heap=True)
+                          coordination=True, own_process=True)
     launcher = oslo_service.launch(conf, svc, restart_method='mutate')
     sys.exit(launcher.wait())

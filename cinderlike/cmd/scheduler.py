@@ -14,7 +14,7 @@ def main(argv=None):
     conf = cl_conf.parse(sys.argv[1:] if argv is None else argv)
     logging.setup(conf, 'cinderlike')
     svc = service.Service(conf, host=conf.host, manager_cls=manager.SchedulerManager,
-                          freeze_heap=True)
+                          own_process=True)
     # NOTE(sighup): 'mutate' as Cinder: mutable options change and oslo.log re-applies levels.
     launcher = oslo_service.launch(conf, svc, restart_method='mutate')
     sys.exit(launcher.wait())

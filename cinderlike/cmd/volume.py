@@ -38,7 +38,7 @@ def main(argv=None):
     conf = cl_conf.parse(sys.argv[1:] if argv is None else argv)
     logging.setup(conf, 'cinderlike')
     try:
-        services = backend_services(conf, freeze_heap=True)
+        services = backend_services(conf, own_process=True)
     except exception.NoEnabledBackends as exc:
         LOG.error('%s', exc)
         sys.exit(f'cinderlike-volume: {exc}')

@@ -180,17 +180,21 @@ def test_a_failed_start_raises_and_releases_wait(conf, db):
     assert services_db.get_all(db) == []
 
 
-@pytest.mark.parametrize('freeze_heap', [True, False])
-def test_a_daemons_service_freezes_its_heap_once_started(conf, db, monkeypatch, freeze_heap):
+@pytest.mark.parametrize('own_process', [True, False])
+def test_a_daemons_service_limits_its_arenas_and_freezes_its_heap(conf, db, monkeypatch,
+                                                                  own_process):
     seen = []
-    monkeypatch.setattr(service.heap, 'freeze_startup_objects',
-                        lambda: seen.append(svc.service_id is not None and bool(svc._servers)))
+    monkeypatch.setattr(service.heap, 'limit_malloc_arenas',
+                        lambda: seen.append(('arenas', svc.service_id is None)))
+    monkeypatch.setattr(service.heap, 'freeze_startup_objects', lambda: seen.append(
+        ('freeze', svc.service_id is not None and bool(svc._servers))))
     svc = service.Service(conf, host='node1', manager_cls=scheduler_manager.SchedulerManager,
-                          db=db, freeze_heap=freeze_heap)
+                          db=db, own_process=own_process)
     svc.start()
     try:
-        # once its row is registered and its RPC servers run; only in a daemon's own process
-        assert seen == ([True] if freeze_heap else [])
+        # the arenas before anything starts, the freeze once its row is registered and its
+        # RPC servers run; only in a daemon's own process
+        assert seen == ([('arenas', True), ('freeze', True)] if own_process else [])
     finally:
         svc.stop()
         svc.wait()
