@@ -4,10 +4,21 @@ Each table is a KeyValueMixin model with a foreign key column naming its owner r
 functions take the model and that column's name, so one rule serves every resource.
 """
 
+import functools
+
 import sqlalchemy as sa
 
-from cinderlike.db import conditional
+from cinderlike.db import conditional, id_lists
 from cinderlike.db.models import utcnow
+
+
+@functools.cache
+def _get_statement(model, owner: str, dialect: str):
+    """The live rows of the owners :ids, built once per table and dialect."""
+    table = model.__table__
+    return sa.select(table.c[owner], table.c.key, table.c.value).where(
+        id_lists.among(table.c[owner], dialect), table.c.deleted.is_(False)).order_by(
+        table.c.id)
 
 
 def get(db, model, owner: str, *, ids: list[str], session=None) -> dict[str, dict[str, str]]:
@@ -15,10 +26,9 @@ def get(db, model, owner: str, *, ids: list[str], session=None) -> dict[str, dic
     found: dict[str, dict[str, str]] = {i: {} for i in ids}
     if not ids:
         return found
-    column = getattr(model, owner)
     with db.reader(session) as s:
-        rows = s.execute(sa.select(column, model.key, model.value).where(
-            column.in_(ids), model.deleted.is_(False)).order_by(model.id))
+        s.flush()  # what the session holds goes first, as its autoflush would
+        rows = s.connection().execute(_get_statement(model, owner, db.dialect), {'ids': ids})
         for owner_id, key, value in rows:
             found[owner_id][key] = value
     return found

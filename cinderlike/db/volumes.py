@@ -4,6 +4,7 @@ Each transition is one compare-and-swap UPDATE built from states/volumes.py: the
 statuses and the guards' SQL predicates sit in the WHERE clause, so a lost race changes nothing.
 """
 
+import functools
 import uuid
 
 import sqlalchemy as sa
@@ -11,7 +12,7 @@ from oslo_log import log as logging
 from sqlalchemy import orm
 
 from cinderlike import exception
-from cinderlike.db import conditional, listing, transitions
+from cinderlike.db import conditional, id_lists, listing, transitions
 from cinderlike.db import metadata as db_metadata
 from cinderlike.db import services as db_services
 from cinderlike.db import workers as db_workers
@@ -392,6 +393,15 @@ def delete_metadata(db, *, volume_id: str, key: str, session=None) -> None:
 
 # --- what views show beside the row --------------------------------------------
 
+@functools.cache
+def _attached_statement(dialect: str):
+    """The attached attachments of the volumes :ids, built once per dialect."""
+    return sa.select(VolumeAttachment).where(
+        id_lists.among(VolumeAttachment.volume_id, dialect),
+        VolumeAttachment.deleted.is_(False),
+        VolumeAttachment.attach_status == states.AttachStatus.ATTACHED)
+
+
 def get_attachments(db, *, volume_ids: list[str],
                     session=None) -> dict[str, list[VolumeAttachment]]:
     """{volume id: [attached attachments]}: Cinder lists only attach_status 'attached'."""
@@ -399,10 +409,7 @@ def get_attachments(db, *, volume_ids: list[str],
     if not volume_ids:
         return found
     with db.reader(session) as s:
-        for row in s.scalars(sa.select(VolumeAttachment).where(
-                VolumeAttachment.volume_id.in_(volume_ids),
-                VolumeAttachment.deleted.is_(False),
-                VolumeAttachment.attach_status == states.AttachStatus.ATTACHED)):
+        for row in s.scalars(_attached_statement(db.dialect), {'ids': volume_ids}):
             found[row.volume_id].append(row)
     return found
 

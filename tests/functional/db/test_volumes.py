@@ -1,14 +1,17 @@
-"""Volume transitions as compare-and-swap UPDATEs on real PostgreSQL and MariaDB.
+"""Volume transitions as compare-and-swap UPDATEs on real PostgreSQL and MariaDB, and the
+lookups of many volumes' extras.
 
 Two threads released together by a barrier race for the same volume; exactly one UPDATE
 matches its expected state, and the other gets Cinder's InvalidVolume 400.
 """
 
+import uuid
+
 import pytest
 
 from cinderlike import exception
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Snapshot, Volume
+from cinderlike.db.models import Snapshot, Volume, VolumeAttachment
 from tests.fixtures.race import race
 
 
@@ -107,3 +110,33 @@ def test_a_created_volume_is_the_row_as_stored_and_in_its_session(db):
     assert db_volumes.get_metadata(db, volume_ids=[volume.id]) == {volume.id: {'a': '1'}}
     assert db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True) == {
         volume.id: {'b': '2'}}
+
+
+def test_the_extras_of_many_volumes_come_from_one_lookup_each(db):
+    """A listing's metadata and attachments by id (`db/id_lists.py`: one array parameter on
+    PostgreSQL, an expanding IN elsewhere): each id gets its own rows, an id without any gets
+    an empty entry, a deleted key or a detached attachment is not shown."""
+    vols = [_volume(db) for _ in range(3)]
+    ids = [v.id for v in vols] + ['no-such-volume']
+    db_volumes.update_metadata(db, volume_id=vols[0].id, metadata={'a': '1', 'b': '2'})
+    db_volumes.update_metadata(db, volume_id=vols[1].id, metadata={'c': '3'})
+    db_volumes.delete_metadata(db, volume_id=vols[0].id, key='b')
+    db_volumes.update_metadata(db, volume_id=vols[2].id, metadata={'readonly': 'True'},
+                               admin=True)
+    with db.writer() as s:
+        s.add_all([VolumeAttachment(id=str(uuid.uuid4()), volume_id=vid, attach_status=status,
+                                    instance_uuid=server)
+                   for vid, status, server in [(vols[1].id, 'attached', 'i-1'),
+                                               (vols[1].id, 'detached', 'i-3'),
+                                               (vols[2].id, 'attached', 'i-2')]])
+    assert db_volumes.get_metadata(db, volume_ids=ids) == {
+        vols[0].id: {'a': '1'}, vols[1].id: {'c': '3'}, vols[2].id: {},
+        'no-such-volume': {}}
+    assert db_volumes.get_metadata(db, volume_ids=ids, admin=True) == {
+        vols[0].id: {}, vols[1].id: {}, vols[2].id: {'readonly': 'True'},
+        'no-such-volume': {}}
+    attached = db_volumes.get_attachments(db, volume_ids=ids)
+    assert {vid: [a.instance_uuid for a in rows] for vid, rows in attached.items()} == {
+        vols[0].id: [], vols[1].id: ['i-1'], vols[2].id: ['i-2'], 'no-such-volume': []}
+    many = [_volume(db).id for _ in range(40)]
+    assert db_volumes.get_metadata(db, volume_ids=many) == {vid: {} for vid in many}
