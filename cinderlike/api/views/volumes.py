@@ -6,6 +6,7 @@ policy-guarded attributes it may see (`Visibility`).
 """
 
 import dataclasses
+import functools
 
 from cinderlike.api import microversions as mv
 from cinderlike.api.views.common import Links, timestamp
@@ -69,28 +70,59 @@ def _attachment(volume: Volume, row, see: Visibility) -> dict:
             'device': row.mountpoint, 'attached_at': timestamp(row.attach_time)}
 
 
+@dataclasses.dataclass(frozen=True)
+class _Later:
+    """Which fields of later microversions a detail view shows."""
+
+    group_id: bool
+    provider_id: bool
+    service_fields: bool
+    tristate: bool
+    cluster_name: bool
+    type_id: bool
+    key_id: bool
+    consumes_quota: bool
+
+
+@functools.lru_cache(maxsize=256)
+def _later(major: int, minor: int, admin: bool) -> _Later:
+    """NOTE(perf): worked out once per version and caller kind, not per field of every row of
+    a listing (seven version comparisons per volume)."""
+    version = mv.APIVersion(major, minor)
+    return _Later(
+        group_id=version.matches(mv.GROUP_VOLUME),
+        provider_id=admin and version.matches(mv.VOLUME_DETAIL_PROVIDER_ID),
+        service_fields=version.matches(mv.SHARED_TARGETS_AND_SERVICE_FIELDS),
+        tristate=version.matches(mv.SHARED_TARGETS_TRISTATE),
+        cluster_name=admin and version.matches(mv.VOLUME_CLUSTER_NAME),
+        type_id=version.matches(mv.VOLUME_TYPE_ID_IN_VOL_DETAIL),
+        key_id=version.matches(mv.ENCRYPTION_KEY_ID_IN_DETAILS),
+        consumes_quota=version.matches(mv.USE_QUOTA))
+
+
 def _versioned(shown: dict, volume: Volume, version, see: Visibility) -> None:
     """The fields later microversions add to the detail view."""
-    if version.matches(mv.GROUP_VOLUME):
+    later = _later(version.major, version.minor, see.admin)
+    if later.group_id:
         shown['group_id'] = volume.group_id
-    if version.matches(mv.VOLUME_DETAIL_PROVIDER_ID) and see.admin:
+    if later.provider_id:
         shown['provider_id'] = volume.provider_id
-    if version.matches(mv.SHARED_TARGETS_AND_SERVICE_FIELDS):
+    if later.service_fields:
         shown['service_uuid'] = volume.service_uuid
         # NOTE(tristate): before 3.69 an unknown shared_targets is shown as True, the
         # safe answer for hosts that must lock around connections.
         shared = volume.shared_targets
-        shown['shared_targets'] = (shared if version.matches(mv.SHARED_TARGETS_TRISTATE)
+        shown['shared_targets'] = (shared if later.tristate
                                    else True if shared is None else shared)
-    if version.matches(mv.VOLUME_CLUSTER_NAME) and see.admin:
+    if later.cluster_name:
         shown['cluster_name'] = volume.cluster_name
-    if version.matches(mv.VOLUME_TYPE_ID_IN_VOL_DETAIL):
+    if later.type_id:
         shown['volume_type_id'] = volume.volume_type_id
     key_id = volume.encryption_key_id
     # NOTE(fixed_key): as Cinder, the fixed key's id is never shown as encryption_key_id.
-    if version.matches(mv.ENCRYPTION_KEY_ID_IN_DETAILS) and key_id and key_id != FIXED_KEY_ID:
+    if later.key_id and key_id and key_id != FIXED_KEY_ID:
         shown['encryption_key_id'] = key_id
-    if version.matches(mv.USE_QUOTA):
+    if later.consumes_quota:
         shown['consumes_quota'] = volume.use_quota
 
 
