@@ -75,3 +75,54 @@ def test_checks_within_the_interval_do_not_look_for_the_file(conf, clock, policy
     clock.now += enforcer_module.RELOAD_CHECK_S
     assert _allowed(enforcer)
     assert searched == [str(policy_file), 'policy.d']  # the file, then the policy_dirs
+
+
+def _evaluations(monkeypatch, enforcer):
+    """The checks that reached oslo.policy (not answered from the kept decisions)."""
+    seen = []
+    real = enforcer._enforcer.authorize
+    monkeypatch.setattr(enforcer._enforcer, 'authorize',
+                        lambda rule, *a, **kw: seen.append(rule) or real(rule, *a, **kw))
+    return seen
+
+
+READER = context.RequestContext(user_id='u', project_id='p', roles=['reader'])
+
+
+def test_a_decision_is_kept_for_the_same_rule_target_and_credentials(conf, clock,
+                                                                     monkeypatch):
+    enforcer = enforcer_module.Enforcer(conf)
+    seen = _evaluations(monkeypatch, enforcer)
+    for _ in range(3):
+        assert _allowed(enforcer)
+        assert not enforcer.allowed(READER, 'volume_extension:type_create')
+        with pytest.raises(exception.PolicyNotAuthorized) as refused:
+            enforcer.authorize(READER, 'volume_extension:type_create')
+        assert str(refused.value) == (
+            "Policy doesn't allow volume_extension:type_create to be performed.")
+    assert seen == ['volume_extension:type_create'] * 2  # once per caller
+    other_project = {'project_id': 'q', 'user_id': 'u'}
+    assert not enforcer.allowed(READER, 'volume:get', other_project)
+    assert enforcer.allowed(READER, 'volume:get')
+    assert len(seen) == 4  # another target is another decision
+
+
+def test_kept_decisions_go_with_the_rules_they_came_from(conf, clock, policy_file,
+                                                         monkeypatch):
+    enforcer = enforcer_module.Enforcer(conf)
+    assert _allowed(enforcer)
+    seen = _evaluations(monkeypatch, enforcer)
+    _refuse_type_create(policy_file)
+    clock.now += enforcer_module.RELOAD_CHECK_S
+    assert not _allowed(enforcer)
+    assert seen == ['volume_extension:type_create']
+
+
+def test_a_check_that_asks_elsewhere_turns_the_keeping_off(conf, clock, policy_file,
+                                                           monkeypatch):
+    policy_file.write_text('"volume:get": "role:admin or http://127.0.0.1:9/check"\n')
+    enforcer = enforcer_module.Enforcer(conf)
+    seen = _evaluations(monkeypatch, enforcer)
+    for _ in range(2):
+        assert enforcer.allowed(ADMIN, 'volume:get')
+    assert seen == ['volume:get'] * 2
