@@ -10,14 +10,7 @@ from cinderlike.conf import volume as volume_conf
 from cinderlike.volume import manager as volume_manager
 from cinderlike.volume import rpcapi as volume_rpcapi
 from tests.fixtures import daemons
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
+from tests.fixtures.clock import Clock
 
 
 def test_fences_once_past_down_time_and_resumes_on_the_next_heartbeat():

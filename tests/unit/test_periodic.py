@@ -3,14 +3,7 @@
 import pytest
 
 from cinderlike import periodic
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
+from tests.fixtures.clock import Clock
 
 
 class MaxRandom:

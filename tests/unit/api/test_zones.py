@@ -5,15 +5,8 @@ import pytest
 
 from cinderlike.api import zones
 from cinderlike.db import services as db_services
+from tests.fixtures.clock import Clock
 from tests.unit.api.volume_fixtures import fault, post, volume_rows
-
-
-class Clock:
-    def __init__(self):
-        self.now = 500.0
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture
@@ -23,7 +16,7 @@ def reads(monkeypatch):
     real = db_services.availability_zones
     monkeypatch.setattr(db_services, 'availability_zones',
                         lambda db, **kw: made.append(kw['binary']) or real(db, **kw))
-    clock = Clock()
+    clock = Clock(500.0)
     monkeypatch.setattr(zones.time, 'monotonic', clock)
     return made, clock
 

@@ -9,17 +9,11 @@ from oslo_policy import policy
 
 from cinderlike import context, exception
 from cinderlike.policies import enforcer as enforcer_module
+from tests.fixtures.clock import Clock
 
 ADMIN = context.RequestContext(user_id='u', project_id='p', roles=['admin', 'member',
                                                                     'reader'])
 
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture

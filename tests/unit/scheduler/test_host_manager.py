@@ -10,15 +10,8 @@ from cinderlike.db import services as db_services
 from cinderlike.db.models import utcnow
 from cinderlike.scheduler import host_manager
 from tests.fixtures import daemons
+from tests.fixtures.clock import Clock
 from tests.unit.scheduler import placing
-
-
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture
@@ -86,7 +79,7 @@ def test_wait_for_reports_returns_once_every_up_service_reported(db):
 
 
 def test_wait_for_reports_gives_up_after_the_init_wait_time(db):
-    clock = Clock()
+    clock = Clock(0.0)
     hm = _hm(db, clock=clock, wait=5)
     _register(db, 'silent@lvm')
     clock.now = 6.0
@@ -95,7 +88,7 @@ def test_wait_for_reports_gives_up_after_the_init_wait_time(db):
 
 
 def test_a_clustered_backend_is_disabled_by_its_cluster_row(db):
-    clock = Clock()
+    clock = Clock(0.0)
     hm = _hm(db, clock)
     _register(db, 'a@lvm', cluster_name='c@lvm')
     _report(hm, 'a@lvm', cluster_name='c@lvm', total=100)
