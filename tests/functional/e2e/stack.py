@@ -304,11 +304,15 @@ class Stack:
         return {pool['name'] for pool in body['pools']} if status == 200 else set()
 
     def start_all(self, timeout=90):
-        """Start the four daemons; return once the API answers and the scheduler knows
-        every backend's pool (named after its backend), so volumes can be placed."""
+        """Start the four daemons; return once the API answers, every service has registered
+        (a backup or import needs a live backup service) and the scheduler knows every
+        backend's pool (named after its backend), so volumes can be placed."""
         for name in ('scheduler', 'volume', 'backup', 'api'):
             self.start(name)
         self.wait_for_api(timeout=timeout)
+        expected = self.expected_services()
+        wait_for(lambda: expected <= set(self.services()), timeout=timeout,
+                 what=f'{sorted(expected)} to register')
         wanted = {f'{self.host}@{backend}#{backend}' for backend in self.backends}
         wait_for(lambda: wanted <= self.pool_names(), timeout=timeout,
                  what=f'the scheduler to know pools {sorted(wanted)}')

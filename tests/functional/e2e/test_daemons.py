@@ -34,12 +34,8 @@ def stack(tmp_path, db_url, rabbit_url):
 
 
 def _start_all_and_wait_up(stack):
-    for name in ('scheduler', 'volume', 'backup', 'api'):
-        stack.start(name)
-    stack.wait_for_api(timeout=STARTUP)
+    stack.start_all(timeout=STARTUP)
     expected = stack.expected_services()
-    wait_for(lambda: expected <= set(stack.services()), timeout=STARTUP,
-             what=f'{sorted(expected)} to register')
 
     def all_beating():
         rows = stack.services()
