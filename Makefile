@@ -10,7 +10,8 @@ RUN_ARGS ?=
 TEMPEST_ARGS ?=
 PYTEST_ARGS ?=
 # NOTE(xdist): `make test` spreads test files over one worker per core (pytest-xdist; a file
-# stays on one worker, so its module fixtures start once); TEST_WORKERS=0 runs in-process.
+# stays on one worker, so its module fixtures start once; tests/conftest.py keeps a package
+# that shares a stack on one worker); TEST_WORKERS=0 runs in-process.
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 XDIST := -n $(TEST_WORKERS) --dist loadfile
 

@@ -98,3 +98,24 @@ def rabbit_url():
 @pytest.fixture(scope='session')
 def redis_url():
     return _server_url('redis')
+
+
+# NOTE(xdist): these packages share one stack per run through package-scoped fixtures. Under
+# `--dist loadfile` their files went to both workers, interleaved with other files, and pytest
+# tore the stack down and started it again each time a worker came back to the package (about
+# 20 s each). Each is one work unit, so one worker runs it whole and starts its stack once.
+SHARED_STACK_PACKAGES = ('tests/functional/clients/', 'tests/functional/keystone/')
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption('dist') != 'loadfile':
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class _SharedStackScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return next((p for p in SHARED_STACK_PACKAGES if nodeid.startswith(p)),
+                        super()._split_scope(nodeid))
+
+    return _SharedStackScheduling(config, log)
