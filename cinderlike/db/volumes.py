@@ -319,12 +319,14 @@ LISTING = listing.Listing(model=Volume, filter_clauses=_filter_clauses,
 def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
             sort: list[tuple[str, str | None]] | None = None,
-            sort_aliases: dict[str, str] | None = None) -> list[sa.Row]:
+            sort_aliases: dict[str, str] | None = None,
+            columns: tuple[str, ...] | None = None) -> list[sa.Row]:
     """One page of volumes (all projects when *project_id* is None), as read-only rows
-    with the Volume columns by name; see Listing.get_all."""
+    with the Volume columns (or *columns*) by name; see Listing.get_all."""
     return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
                            limit=limit, offset=offset, sort=sort,
-                           sort_aliases=sort_aliases or {'name': 'display_name'})
+                           sort_aliases=sort_aliases or {'name': 'display_name'},
+                           columns=columns)
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None) -> int:

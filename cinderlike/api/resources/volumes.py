@@ -200,7 +200,8 @@ class Volumes:
         params.pop('with_count', None)
         project, filters = volume_filters(ctx, params, version)
         rows = db_volumes.get_all(self._db, project_id=project, filters=filters, marker=marker,
-                                  limit=limit, offset=offset, sort=sort)
+                                  limit=limit, offset=offset, sort=sort,
+                                  columns=view.DETAIL_COLUMNS if detail else view.SUMMARY_COLUMNS)
         count = None
         if with_count:
             count = db_volumes.count(self._db, project_id=project, filters=filters)

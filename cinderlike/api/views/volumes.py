@@ -59,6 +59,17 @@ def visible_metadata(metadata: dict, admin_metadata: dict) -> dict:
                              if k in VISIBLE_ADMIN_METADATA})
 
 
+# NOTE(columns): the columns detail() and summary() read, so a listing reads no others
+# (tests/unit/api/test_volumes_views.py renders every field from these alone).
+DETAIL_COLUMNS = (
+    'id', '_name_id', 'use_quota', 'user_id', 'project_id', 'snapshot_id', 'cluster_name',
+    'host', 'size', 'availability_zone', 'status', 'migration_status', 'display_name',
+    'display_description', 'provider_id', 'volume_type_id', 'source_volid',
+    'encryption_key_id', 'group_id', 'bootable', 'multiattach', 'replication_status',
+    'service_uuid', 'shared_targets', 'created_at', 'updated_at')
+SUMMARY_COLUMNS = ('id', 'display_name')
+
+
 def summary(volume: Volume, *, links: Links) -> dict:
     return {'id': volume.id, 'name': volume.display_name, 'links': links.item(volume.id)}
 

@@ -6,8 +6,11 @@ import uuid
 import pytest
 
 from cinderlike.api import microversions as mv
+from cinderlike.api.views import common as common_view
+from cinderlike.api.views import volumes as view
+from cinderlike.db import listing
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import VolumeAttachment, utcnow
+from cinderlike.db.models import Volume, VolumeAttachment, utcnow
 from tests.unit.api.type_fixtures import PROJECT, admin, user
 from tests.unit.api.volume_fixtures import action, add_volume
 
@@ -167,3 +170,26 @@ def test_a_volume_without_metadata_shows_an_empty_dict(vclient, db):
     volume = add_volume(db)
     assert vclient.simulate_get(f'/v3/volumes/{volume.id}', headers=admin()).json[
         'volume']['metadata'] == {}
+
+
+def test_the_views_read_only_the_columns_a_listing_selects():
+    """A listing selects DETAIL_COLUMNS / SUMMARY_COLUMNS: rendered from those alone, every
+    field of the latest microversion, every extension and an attachment come out as from
+    the whole row (a column left out would raise AttributeError)."""
+    table = Volume.__table__
+    values = {c.name: f'{c.name}-value' for c in table.columns}
+    values.update(size=1, bootable=True, multiattach=False, shared_targets=None,
+                  use_quota=True, created_at=utcnow(), updated_at=utcnow())
+    whole = listing.plain_row(table)(values[name] for name in table.columns.keys())
+    attachment = VolumeAttachment(id='a', instance_uuid='i', attached_host='h',
+                                  mountpoint='/dev/vdb', attach_time=utcnow())
+    extras = view.Extras({'k': 'v'}, [attachment], 'type')
+    links = common_view.Links(base='http://api', project_id=PROJECT)
+    see = view.Visibility(admin=True, attached_host=True, tenant=True, host=True,
+                          migration=True)
+    for columns, render in (
+            (view.DETAIL_COLUMNS, lambda row: view.detail(
+                row, extras, version=mv.MAX_VERSION, links=links, see=see, call=view.DETAIL)),
+            (view.SUMMARY_COLUMNS, lambda row: view.summary(row, links=links))):
+        selected = listing.plain_row(table, columns)(values[name] for name in columns)
+        assert render(selected) == render(whole)

@@ -22,3 +22,15 @@ def test_a_plain_row_reads_every_column_by_name_and_by_position(db):
     assert (row.id, row.size, row.status, row.bootable, row._name_id, row.created_at) == (
         'v1', 3, 'available', True, 'n1', created)
     assert row.deleted is False
+
+
+def test_a_listing_of_some_columns_reads_only_those(db):
+    with db.writer() as s:
+        s.add(Volume(id='v1', project_id='p', size=3, status='available', volume_type_id='t',
+                     display_name='one', provider_location='somewhere'))
+
+    [row] = db_volumes.get_all(db, project_id='p', columns=('id', 'display_name', 'size'))
+
+    assert tuple(row) == ('v1', 'one', 3)
+    assert (row.id, row.display_name, row.size) == ('v1', 'one', 3)
+    assert not hasattr(row, 'provider_location')
