@@ -43,15 +43,19 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
     The volume must still be `creating` with no host (a duplicate or late cast places
     nothing twice). A backend frozen meanwhile counts as full.
     """
+    backend = db_replication.backend_of(host=host, cluster_name=cluster_name)
     try:
         with db.writer() as s:
             # NOTE(frozen): the scheduler's view of the services is up to a second old
-            # (host_manager SERVICES_TTL); the freeze itself is read here, in the claim's
-            # transaction, so no volume asked for after a freeze lands on that backend.
-            if db_replication.is_frozen(db, host=host, cluster_name=cluster_name, session=s):
-                LOG.info('Backend %s is frozen; volume %s not placed there', host, volume_id)
-                return Placed.FULL
-            if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s):
+            # (host_manager SERVICES_TTL); the freeze itself is read by the claim's UPDATE,
+            # so no volume asked for after a freeze lands on that backend.
+            if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s,
+                                  backend=backend):
+                # Only the log tells a frozen backend from a full pool.
+                if db_replication.is_frozen(db, host=host, cluster_name=cluster_name,
+                                            session=s):
+                    LOG.info('Backend %s is frozen; volume %s not placed there', host,
+                             volume_id)
                 return Placed.FULL
             if not s.connection().execute(_PLACE, {
                     'volume_id': volume_id, 'host': host, 'cluster_name': cluster_name,

@@ -6,12 +6,14 @@ pool's `capacity_limit_gb`; volume services write the limits, never the claimed 
 
 import dataclasses
 import datetime
+import functools
 
 import sqlalchemy as sa
 from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike.db import conditional
+from cinderlike.db import replication as db_replication
 from cinderlike.db.models import Pool, Volume, utcnow
 from cinderlike.states import volumes as states
 
@@ -94,15 +96,24 @@ def record_report(db, *, backend: str, cluster_name: str | None, pools: list[dic
     return written
 
 
-def _claim_statement(capped: bool):
+@functools.cache
+def _claim_statement(capped: bool, clustered: bool | None):
     """UPDATE pools SET claimed += :size WHERE name = :pool AND it stays within the limit
-    (and within :max_gb when *capped*)."""
+    (and within :max_gb when *capped*; and unless the backend is frozen when *clustered* is
+    not None: db/replication.py's FROZEN).
+
+    NOTE(perf): the claim is the scheduler's hot path. Each statement is built once with
+    bound parameters; building an ORM UPDATE per claim through conditional.update cost 4x
+    the database round trip itself (benchmarks/scheduler.py).
+    """
     table = Pool.__table__
     grown = table.c.allocated_capacity_gb + sa.bindparam('size')
     where = [table.c.name == sa.bindparam('pool'), table.c.deleted.is_(False),
              sa.or_(table.c.capacity_limit_gb.is_(None), grown <= table.c.capacity_limit_gb)]
     if capped:
         where.append(grown <= sa.bindparam('max_gb'))
+    if clustered is not None:
+        where.append(sa.not_(db_replication.FROZEN[clustered]))
     # Both assignments read only their own column, so MySQL's left-to-right SET is harmless.
     return sa.update(table).where(*where).values(
         allocated_capacity_gb=grown,
@@ -110,23 +121,21 @@ def _claim_statement(capped: bool):
         updated_at=sa.bindparam('now'))
 
 
-# NOTE(perf): the claim is the scheduler's hot path. These statements are built once with
-# bound parameters; building an ORM UPDATE per claim through conditional.update cost 4x the
-# database round trip itself (benchmarks/scheduler.py).
-_CLAIM = _claim_statement(capped=False)
-_CLAIM_CAPPED = _claim_statement(capped=True)
-
-
-def claim(db, *, pool: str, size_gb: float, max_gb: float | None = None, session=None) -> bool:
-    """Promise *size_gb* of *pool* to a volume: one conditional UPDATE; False when it is full.
+def claim(db, *, pool: str, size_gb: float, max_gb: float | None = None, session=None,
+          backend: tuple[bool, str] | None = None) -> bool:
+    """Promise *size_gb* of *pool* to a volume: one conditional UPDATE; False when it is full
+    (or, given its *backend* as replication.backend_of gives it, when that is frozen).
 
     The pool's `capacity_limit_gb` (NULL: unlimited) is the ceiling; *max_gb* lowers it for
     this claim (a thick volume on a thin pool gets the thick ceiling, as CapacityFilter).
     """
     params = {'pool': pool, 'size': size_gb, 'now': utcnow()}
-    stmt = _CLAIM
+    clustered = None
+    if backend is not None:
+        clustered, params['frozen_name'] = backend
     if max_gb is not None:
-        stmt, params['max_gb'] = _CLAIM_CAPPED, max_gb
+        params['max_gb'] = max_gb
+    stmt = _claim_statement(max_gb is not None, clustered)
     with db.writer(session) as s:
         count = s.execute(stmt, params).rowcount
     if count:

@@ -17,27 +17,34 @@ LOG = logging.getLogger(__name__)
 FROZEN_MESSAGE = 'Modification operations are not allowed on frozen storage backends.'
 
 
-def _frozen_statement(model, column: str):
+def _frozen(model, column: str) -> sa.Exists:
     table = model.__table__
-    return sa.select(sa.exists().where(table.c[column] == sa.bindparam('name'),
-                                       table.c.deleted.is_(False), table.c.frozen.is_(True)))
+    return sa.exists().where(table.c[column] == sa.bindparam('frozen_name'),
+                             table.c.deleted.is_(False), table.c.frozen.is_(True))
 
 
-# NOTE(perf): built once; every placement and every mutating request reads it.
-_CLUSTER_FROZEN = _frozen_statement(Cluster, 'name')
-_BACKEND_FROZEN = _frozen_statement(Service, 'host')
+# NOTE(perf): built once; every placement and every mutating request reads one of them.
+# Keyed by whether the resource is clustered (see backend_of).
+FROZEN = {True: _frozen(Cluster, 'name'), False: _frozen(Service, 'host')}
+_IS_FROZEN = {clustered: sa.select(frozen) for clustered, frozen in FROZEN.items()}
+
+
+def backend_of(*, host: str | None, cluster_name: str | None) -> tuple[bool, str]:
+    """(clustered, name) of the row Cinder's is_backend_frozen reads: the cluster row for a
+    clustered resource, the services row of its backend (pool dropped) otherwise; FROZEN's
+    clauses take the name as `frozen_name`."""
+    if cluster_name:
+        return True, cluster_name.partition('#')[0]
+    return False, (host or '').partition('#')[0]
 
 
 def is_frozen(db, *, host: str | None, cluster_name: str | None, session=None) -> bool:
-    """Cinder's is_backend_frozen: the cluster row decides for a clustered resource, the
-    services row of its backend (pool dropped) otherwise."""
-    if cluster_name:
-        stmt, name = _CLUSTER_FROZEN, cluster_name.partition('#')[0]
-    else:
-        stmt, name = _BACKEND_FROZEN, (host or '').partition('#')[0]
+    """Cinder's is_backend_frozen (see backend_of)."""
+    clustered, name = backend_of(host=host, cluster_name=cluster_name)
     with db.reader(session) as s:
         s.flush()  # the session's work goes first, as its autoflush would
-        return bool(s.connection().execute(stmt, {'name': name}).scalar())
+        return bool(s.connection().execute(_IS_FROZEN[clustered],
+                                           {'frozen_name': name}).scalar())
 
 
 def assert_not_frozen(db, *, host: str | None, cluster_name: str | None,

@@ -8,8 +8,10 @@ import random
 
 import pytest
 
-from cinderlike.db import placements
+from cinderlike.db import clusters as db_clusters
+from cinderlike.db import placements, replication
 from cinderlike.db import pools as db_pools
+from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
 from tests.fixtures.race import race
 from tests.unit.scheduler import placing
@@ -92,3 +94,30 @@ def test_concurrent_first_reports_create_one_row(db):
                          for h in ('a@lvm', 'b@lvm', 'c@lvm', 'd@lvm')])
     assert sum(results) >= 1
     assert [row.name for row in db_pools.get_all(db)] == ['c@lvm#pool1']
+
+
+@pytest.mark.parametrize('cluster', [None, 'c1@lvm'])
+def test_a_frozen_backend_takes_no_placement_and_no_claim(db, cluster):
+    """The claim's UPDATE reads the freeze (the cluster row of a clustered backend, else the
+    services row): FULL, nothing claimed, the volume still waiting; thawed, it is placed."""
+    pool = f'{cluster or "n1@lvm"}#pool1'
+    db_services.register(db, host='n1@lvm', binary='cinder-volume', topic='cinder-volume',
+                         availability_zone='nova', cluster_name=cluster)
+    if cluster:
+        db_clusters.ensure(db, name=cluster, binary='cinder-volume')
+    placing.record(db, 'n1@lvm', placing.capabilities(total=100), cluster_name=cluster)
+    volume_id = placing.add_volume(db, size=10)
+    freeze = dict(host=None if cluster else 'n1@lvm', cluster_name=cluster, field='frozen')
+    replication.change(db, **freeze, expected=[False], value=True)
+
+    def place():
+        return placements.place_volume(db, volume_id=volume_id, pool=pool, size_gb=10,
+                                       host='n1@lvm#pool1', cluster_name=cluster and pool)
+
+    assert place() is placements.Placed.FULL
+    assert db_pools.claims(db)[pool] == (0, 0)
+    assert db_volumes.get(db, volume_id=volume_id).host is None
+    replication.change(db, **freeze, expected=[True], value=False)
+    assert place() is placements.Placed.PLACED
+    assert db_pools.claims(db)[pool] == (10, 10)
+    assert db_pools.drift(db) == []
