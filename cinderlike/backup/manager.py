@@ -55,8 +55,12 @@ class BackupManager(manager.Manager):
 
     def init_host(self, context):
         """Check the driver (retried every backup_driver_init_check_interval until it
-        passes), settle what this host left in flight, tell the schedulers."""
+        passes) and settle what this host left in flight."""
         self._setup_backup_driver(context)
+
+    def init_host_with_rpc(self, context):
+        """Tell the schedulers about us once our queue exists (volume manager's
+        NOTE(first-report))."""
         self.publish_service_capabilities(context)
 
     def _setup_backup_driver(self, context) -> bool:

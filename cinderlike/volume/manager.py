@@ -108,9 +108,8 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
                  groups_count, self.host, self.cluster_name)
 
     def init_host(self, context):
-        """Initialise the driver (with retries), settle what this service left in flight
-        when it stopped (Cinder's start-up do_cleanup), then tell the schedulers what we
-        offer."""
+        """Initialise the driver (with retries) and settle what this service left in flight
+        when it stopped (Cinder's start-up do_cleanup)."""
         self._init_driver(context)
         if self.initialized:
             recovery.do_cleanup(self, context, recovery.own_request(self))
@@ -118,6 +117,14 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
             # daemon restarted with it); attached hosts must reach their volumes again.
             attachments.reexport(self, context, db_attachments.connected_of_backend(
                 self.db, host=self.host, cluster_name=self.cluster_name))
+
+    def init_host_with_rpc(self, context):
+        """Tell the schedulers what we offer, now that our queues exist.
+
+        NOTE(first-report): Cinder reports in init_host, before its RPC servers consume. A
+        new backend's queues do not exist then, so a create the scheduler placed on the
+        reported pool, or an API call, was dropped by RabbitMQ until they did.
+        """
         self._report_capabilities(context)
 
     def _init_driver(self, context):

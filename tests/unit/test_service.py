@@ -1,4 +1,5 @@
-"""cinderlike/service.py: the services row, heartbeats, graceful stop and SIGHUP log levels."""
+"""cinderlike/service.py: the services row, the start order, heartbeats, graceful stop and
+SIGHUP log levels."""
 
 import logging
 import threading
@@ -6,8 +7,10 @@ import threading
 import pytest
 
 from cinderlike import context, exception, service
+from cinderlike.backup import manager as backup_manager
 from cinderlike.conf import volume as volume_conf
 from cinderlike.db import services as services_db
+from cinderlike.drivers.backup import posix
 from cinderlike.drivers.volume import fake
 from cinderlike.scheduler import manager as scheduler_manager
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
@@ -71,6 +74,32 @@ def test_volume_row_uses_backend_host_zone_and_cluster(conf, db):
                                                      'cinder-volume')
         assert row.availability_zone == 'zone-b'
         assert row.cluster_name == 'cl1@lvm1'
+    finally:
+        svc.stop()
+
+
+@pytest.mark.parametrize('binary', ['volume', 'backup'])
+def test_capabilities_are_reported_once_the_rpc_servers_consume(conf, db, monkeypatch, tmp_path,
+                                                                binary):
+    """A scheduler that learns of a backend before its queues exist places creates whose casts
+    RabbitMQ drops; the first report waits for every RPC server."""
+    servers_at_report = []
+    if binary == 'volume':
+        _backend(conf, 'lvm1', volume_driver='fake')
+        manager_cls, host, kwargs = volume_manager.VolumeManager, 'node1@lvm1', {'backend': 'lvm1'}
+    else:
+        conf.register_opts(posix.DRIVER_OPTS)
+        conf.set_override('backup_driver', 'posix')
+        conf.set_override('backup_posix_path', str(tmp_path))
+        manager_cls, host, kwargs = backup_manager.BackupManager, 'node1', {}
+    monkeypatch.setattr(manager_cls, 'publish_service_capabilities' if binary == 'backup'
+                        else '_report_capabilities',
+                        lambda self, ctxt: servers_at_report.append(len(svc._servers)))
+    svc = service.Service(conf, host=host, manager_cls=manager_cls, manager_kwargs=kwargs,
+                          db=db)
+    svc.start()
+    try:
+        assert servers_at_report == [len(svc.manager.rpc_targets())]
     finally:
         svc.stop()
 

@@ -91,6 +91,8 @@ def test_driver_init_retries_with_exponential_backoff(conf, failures, sleeps, wo
     manager.init_host(context.get_admin_context())
     assert slept == sleeps
     assert manager.is_working() is working
+    assert manager._publisher.sent == []  # not before the queues exist
+    manager.init_host_with_rpc(context.get_admin_context())
     # capabilities are reported once the driver is up, never for a dead backend
     assert len(manager._publisher.sent) == (1 if working else 0)
 
@@ -98,6 +100,7 @@ def test_driver_init_retries_with_exponential_backoff(conf, failures, sleeps, wo
 def test_capability_report_carries_driver_stats_and_backend_state(conf):
     manager = _manager(conf, volume_driver='fake', volume_backend_name='gold')
     manager.init_host(context.get_admin_context())
+    manager.init_host_with_rpc(context.get_admin_context())
     manager.publish_service_capabilities(context.get_admin_context())
     first, second = manager._publisher.sent
     assert first == second
