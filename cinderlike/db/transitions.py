@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from cinderlike.db import conditional
+from cinderlike.db import replication as db_replication
 from cinderlike.db.models import utcnow
 from cinderlike.states.machine import ANY, DELETED, PREVIOUS, Transition
 
@@ -142,22 +143,30 @@ class Machine:
         return conditional.statement(self.model, values=new, where=clauses)
 
     def begin(self, db, *, row_id: str, action: str, project_id: str | None = None,
-              values: dict | None = None, where=(), session=None):
+              values: dict | None = None, where=(), session=None,
+              unfrozen: tuple[str | None, str | None] | None = None):
         """Move the row into *action*'s in-progress status in one CAS UPDATE.
 
         *values* are written in the same UPDATE, *where* adds the caller's predicates.
-        Returns the row as now stored.
-        :raises: NotFound when there is no such live row; the refusal when its state, or a
-            guard, does not allow *action*.
+        *unfrozen* is the (host, cluster_name) of the row's backend, which the UPDATE also
+        requires not to be frozen (Cinder's is_backend_frozen; NOTE(perf): a clause, not a
+        SELECT before it). Returns the row as now stored.
+        :raises: NotFound when there is no such live row; InvalidInput when the backend is
+            frozen; the refusal when its state, or a guard, does not allow *action*.
         """
         of_project = project_id is not None
+        clustered, frozen_name = (None, None) if unfrozen is None else \
+            db_replication.backend_of(host=unfrozen[0], cluster_name=unfrozen[1])
+        frozen = () if unfrozen is None else (~db_replication.FROZEN[clustered],)
         update, params = self._update(
-            ('begin', action, of_project),
-            lambda new, more: self._begin_update(action, of_project, new, more),
+            ('begin', action, of_project, clustered),
+            lambda new, more: self._begin_update(action, of_project, new, (*more, *frozen)),
             values or {}, where)
         params['row_id'] = row_id
         if of_project:
             params['of_project_id'] = project_id
+        if unfrozen is not None:
+            params['frozen_name'] = frozen_name
         with db.writer(session) as s:
             if self.table[action].guards:
                 # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
@@ -173,6 +182,9 @@ class Machine:
             if row is None:
                 raise self.not_found(row_id)
             if not count:
+                if unfrozen is not None:
+                    db_replication.assert_not_frozen(db, host=unfrozen[0],
+                                                     cluster_name=unfrozen[1], session=s)
                 raise self.refusal(action, row)
         LOG.info('%(res)s %(id)s: %(action)s began, %(col)s %(status)s',
                  {'res': self.name, 'id': row_id, 'action': action, 'col': self.column,

@@ -9,7 +9,6 @@ from oslo_log import log as logging
 from cinderlike import exception, quota
 from cinderlike.api import casting
 from cinderlike.api.flows import create_volume
-from cinderlike.db import replication as db_replication
 from cinderlike.db import settle as db_settle
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
@@ -75,11 +74,10 @@ def delete(db, rpc, ctx, *, volume, force: bool = False, cascade: bool = False):
     foreign = ([db_volumes.other_project_snapshots()]
                if cascade and not force and not ctx.is_admin else [])
     with db.writer() as session:
-        db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name,
-                                         session=session)
         volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action,
                                           project_id=scope(ctx), where=foreign,
                                           values={'terminated_at': utcnow()},
+                                          unfrozen=(volume.host, volume.cluster_name),
                                           session=session)
         snapshots = (db_snapshots.begin_cascade(db, volume_id=volume_id, force=force,
                                                 session=session) if cascade else {})

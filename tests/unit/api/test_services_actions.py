@@ -234,3 +234,26 @@ def test_frozen_backend_refuses_delete_and_snapshots(sclient, db, rpc, frozen_vo
     assert _put(sclient, 'thaw', {'host': 'node1@lvm'}).status_code == 200
     resp = sclient.simulate_delete(f'/v3/admin/volumes/{frozen_volume.id}', headers=ADMIN)
     assert resp.status_code == 202
+
+
+def test_a_frozen_cluster_refuses_its_volumes_delete_before_their_status(sclient, db, rpc):
+    """The freeze is checked in the delete's CAS UPDATE: a clustered volume answers the
+    cluster's flag, and a frozen backend's refusal comes before the status's."""
+    seed_default(db)
+    add_service(db, host='node1@lvm', cluster='c1@lvm')
+    db_clusters.ensure(db, name='c1@lvm', binary='cinder-volume')
+    ready = add_volume(db, host='node1@lvm#pool', cluster_name='c1@lvm#pool')
+    busy = add_volume(db, host='node1@lvm#pool', cluster_name='c1@lvm#pool', status='creating')
+    assert _put(sclient, 'freeze', {'cluster': 'c1@lvm'}, version='3.26').status_code == 200
+    frozen = ('Invalid input received: Modification operations are not allowed on frozen '
+              'storage backends.')
+    for volume in (ready, busy):
+        resp = sclient.simulate_delete(f'/v3/admin/volumes/{volume.id}', headers=ADMIN)
+        assert _fault(resp, 400) == frozen
+    assert _put(sclient, 'thaw', {'cluster': 'c1@lvm'}, version='3.26').status_code == 200
+    resp = sclient.simulate_delete(f'/v3/admin/volumes/{busy.id}', headers=ADMIN)
+    assert _fault(resp, 400).startswith('Invalid volume: Volume status must be')
+    assert sclient.simulate_delete(f'/v3/admin/volumes/{ready.id}',
+                                   headers=ADMIN).status_code == 202
+    assert db_volumes.get(db, volume_id=busy.id).terminated_at is None
+    assert [c[0] for c in rpc.volume.calls] == ['freeze_host', 'thaw_host', 'delete_volume']
