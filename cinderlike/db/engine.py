@@ -40,7 +40,8 @@ def _engine_args(url, dbconf):
     if url.get_backend_name() == 'mysql':
         # NOTE(pymysql): PyMySQL >= 1.2 builds a TLS context per connection unless told
         # otherwise, ~50 ms of CPU each; TLS is asked for explicitly in the URL when wanted.
-        if 'ssl' not in url.query and 'ssl_ca' not in url.query:
+        if (url.get_driver_name() == 'pymysql' and 'ssl' not in url.query
+                and 'ssl_ca' not in url.query):
             connect_args['ssl_disabled'] = True
         args['isolation_level'] = 'READ COMMITTED'
     if connect_args:
