@@ -142,15 +142,19 @@ def begin_cascade(db, *, volume_id: str, force: bool, session) -> dict[str, str]
     return left
 
 
-def begin_delete(db, *, snapshot_id: str, action: str, session) -> tuple[Snapshot, str]:
-    """Begin *action* (a delete) on the snapshot; (row, the status it left), read under the
-    row's lock so undoing it restores exactly that (snapshots keep no previous_status).
+def begin_delete(db, *, snapshot_id: str, action: str, session,
+                 unfrozen: tuple[str | None, str | None] | None) -> tuple[Snapshot, str]:
+    """Begin *action* (a delete) on the snapshot, whose volume's backend *unfrozen*
+    (host, cluster_name; None: unchecked) must not be frozen; (row, the status it left), read
+    under the row's lock so undoing it restores exactly that (snapshots keep no
+    previous_status).
 
-    :raises SnapshotNotFound, InvalidSnapshot:
+    :raises SnapshotNotFound, InvalidInput: (frozen), InvalidSnapshot:
     """
     left = session.scalars(sa.select(Snapshot.status).where(*MACHINE.live(snapshot_id))
                            .with_for_update()).first()
-    return MACHINE.begin(db, row_id=snapshot_id, action=action, session=session), left
+    return MACHINE.begin(db, row_id=snapshot_id, action=action, session=session,
+                         unfrozen=unfrozen), left
 
 
 def undo_cascade(db, *, statuses: dict[str, str], session) -> None:

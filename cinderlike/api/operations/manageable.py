@@ -192,8 +192,10 @@ def unmanage_snapshot(db, rpc, ctx, *, snapshot_id: str) -> None:
     snapshot = db_snapshots.get(db, snapshot_id=snapshot_id, project_id=scope(ctx))
     volume = db_volumes.get(db, volume_id=snapshot.volume_id)
     with db.writer() as s:
+        # NOTE(frozen): as Cinder's delete_snapshot, an unmanage skips the frozen check.
         snapshot, before = db_snapshots.begin_delete(db, snapshot_id=snapshot_id,
-                                                     action='unmanage', session=s)
+                                                     action='unmanage', session=s,
+                                                     unfrozen=None)
     casting.send(lambda: rpc.volume.delete_snapshot(
         ctx, snapshot_id=snapshot.id, host=volume.host, cluster_name=volume.cluster_name,
         unmanage_only=True), undo=lambda: db_snapshots.MACHINE.finish(

@@ -133,11 +133,11 @@ def delete(db, rpc, ctx, *, snapshot_id: str, force: bool = False) -> None:
     :raises SnapshotNotFound, InvalidSnapshot, InvalidInput: (frozen backend)
     """
     volume = db_volumes.get(db, volume_id=get(db, ctx, snapshot_id=snapshot_id).volume_id)
-    db_replication.assert_not_frozen(db, host=volume.host, cluster_name=volume.cluster_name)
     action = 'force_delete' if force else 'delete'
     with db.writer() as s:
-        snapshot, before = db_snapshots.begin_delete(db, snapshot_id=snapshot_id,
-                                                     action=action, session=s)
+        snapshot, before = db_snapshots.begin_delete(
+            db, snapshot_id=snapshot_id, action=action, session=s,
+            unfrozen=(volume.host, volume.cluster_name))
         hold = _begin_worker(db, snapshot_id, states.Status.DELETING, session=s)
     undo = db_settle.Outcome(action=action, status=before)
     casting.send(lambda: rpc.volume.delete_snapshot(

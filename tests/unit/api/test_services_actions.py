@@ -11,9 +11,11 @@ from oslo_log import log as oslo_logging
 from cinderlike.api.app import create_app
 from cinderlike.db import clusters as db_clusters
 from cinderlike.db import services as db_services
+from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
 from tests.unit.api.conftest import ADMIN, add_service
 from tests.unit.api.pool_fixtures import Answering
+from tests.unit.api.snapshot_fixtures import add_snapshot
 from tests.unit.api.type_fixtures import seed_default
 from tests.unit.api.volume_fixtures import add_volume
 
@@ -224,13 +226,23 @@ def frozen_volume(sclient, db):
 def test_frozen_backend_refuses_delete_and_snapshots(sclient, db, rpc, frozen_volume):
     message = ('Invalid input received: Modification operations are not allowed on frozen '
                'storage backends.')
+    snapshot = add_snapshot(db, frozen_volume)
     resp = sclient.simulate_delete(f'/v3/admin/volumes/{frozen_volume.id}', headers=ADMIN)
     assert _fault(resp, 400) == message
     resp = sclient.simulate_post('/v3/admin/snapshots', headers=ADMIN,
                                  json={'snapshot': {'volume_id': frozen_volume.id}})
     assert _fault(resp, 400) == message
+    resp = sclient.simulate_delete(f'/v3/admin/snapshots/{snapshot.id}', headers=ADMIN)
+    assert _fault(resp, 400) == message
     assert db_volumes.get(db, volume_id=frozen_volume.id).status == 'available'
+    assert db_snapshots.get(db, snapshot_id=snapshot.id).status == 'available'
     assert [c[0] for c in rpc.volume.calls] == ['freeze_host']
+    # as Cinder, unmanaging a snapshot is not a modification the freeze refuses
+    resp = sclient.simulate_post(f'/v3/admin/snapshots/{snapshot.id}/action', headers=ADMIN,
+                                 json={'os-unmanage': None})
+    assert resp.status_code == 202
+    assert db_snapshots.get(db, snapshot_id=snapshot.id).status == 'unmanaging'
+    db_snapshots.MACHINE.destroy(db, row_id=snapshot.id, action='unmanage')  # as its service
     assert _put(sclient, 'thaw', {'host': 'node1@lvm'}).status_code == 200
     resp = sclient.simulate_delete(f'/v3/admin/volumes/{frozen_volume.id}', headers=ADMIN)
     assert resp.status_code == 202
