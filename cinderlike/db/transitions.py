@@ -155,18 +155,18 @@ class Machine:
             frozen; the refusal when its state, or a guard, does not allow *action*.
         """
         of_project = project_id is not None
-        clustered, frozen_name = (None, None) if unfrozen is None else \
-            db_replication.backend_of(host=unfrozen[0], cluster_name=unfrozen[1])
-        frozen = () if unfrozen is None else (~db_replication.FROZEN[clustered],)
+        clustered, frozen, bound = None, (), {'row_id': row_id}
+        if unfrozen is not None:
+            clustered, bound['frozen_name'] = db_replication.backend_of(
+                host=unfrozen[0], cluster_name=unfrozen[1])
+            frozen = (~db_replication.FROZEN[clustered],)
+        if of_project:
+            bound['of_project_id'] = project_id
         update, params = self._update(
             ('begin', action, of_project, clustered),
             lambda new, more: self._begin_update(action, of_project, new, (*more, *frozen)),
             values or {}, where)
-        params['row_id'] = row_id
-        if of_project:
-            params['of_project_id'] = project_id
-        if unfrozen is not None:
-            params['frozen_name'] = frozen_name
+        params.update(bound)
         with db.writer(session) as s:
             if self.table[action].guards:
                 # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
