@@ -88,6 +88,16 @@ def test_update_some_fields(nclient, db, gold):
     assert event[0]['payload'] == {'type_id': gold.id, 'id': 'any-id'}
 
 
+def test_an_update_echoes_integers_past_64_bits_it_does_not_store(client, db, gold):
+    """Found by schemathesis: the answer echoes the body's own keys, and orjson refuses
+    integers past 64 bits (was a 500 with no body)."""
+    _create(client, gold.id)
+    body = {'encryption': {'cipher': 'aes-cbc', 'extra': [-28248751254032490496, 2 ** 70]}}
+    resp = client.simulate_put(URL.format(gold.id) + '/k', headers=ADMIN, json=body)
+    assert (resp.status_code, resp.json) == (200, body)
+    assert db_encryption.get(db, type_id=gold.id).cipher == 'aes-cbc'
+
+
 def test_delete_then_create_again(client, db, gold):
     _create(client, gold.id)
     resp = client.simulate_delete(URL.format(gold.id) + '/x', headers=ADMIN)
