@@ -41,31 +41,57 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
     """Claim *size_gb* on *pool* and set the volume's host/cluster_name, all or nothing.
 
     The volume must still be `creating` with no host (a duplicate or late cast places
-    nothing twice). A backend frozen meanwhile counts as full.
+    nothing twice). A backend frozen meanwhile counts as full. Run again while the database
+    cannot be reached (Database.retrying).
+
+    NOTE(outage): a placement that fails on a dead connection leaves its create unplaced
+    until the lost-operation sweep, so it is tried again. Its `scheduled_at` is its token: a
+    retry after a COMMIT whose answer was lost finds the volume placed at that very time and
+    reports it placed (its second claim rolled back with the failed UPDATE), so the create
+    is cast and the capacity counted once.
     """
     backend = db_replication.backend_of(host=host, cluster_name=cluster_name)
-    try:
-        with db.writer() as s:
-            # NOTE(frozen): the scheduler's view of the services is up to a second old
-            # (host_manager SERVICES_TTL); the freeze itself is read by the claim's UPDATE,
-            # so no volume asked for after a freeze lands on that backend.
-            if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s,
-                                  backend=backend):
-                # Only the log tells a frozen backend from a full pool.
-                if db_replication.is_frozen(db, host=host, cluster_name=cluster_name,
-                                            session=s):
-                    LOG.info('Backend %s is frozen; volume %s not placed there', host,
-                             volume_id)
-                return Placed.FULL
-            if not s.connection().execute(_PLACE, {
-                    'volume_id': volume_id, 'host': host, 'cluster_name': cluster_name,
-                    'now': utcnow()}).rowcount:
-                raise _Gone()
-    except _Gone:
-        LOG.info('Volume %s is no longer waiting for a backend; not placed', volume_id)
-        return Placed.GONE
-    LOG.info('Volume %(id)s placed on %(host)s', {'id': volume_id, 'host': host})
-    return Placed.PLACED
+    params = {'volume_id': volume_id, 'host': host, 'cluster_name': cluster_name,
+              'now': utcnow()}
+    attempts = 0
+
+    def attempt() -> Placed:
+        nonlocal attempts
+        attempts += 1
+        try:
+            with db.writer() as s:
+                # NOTE(frozen): the scheduler's view of the services is up to a second old
+                # (host_manager SERVICES_TTL); the freeze itself is read by the claim's
+                # UPDATE, so no volume asked for after a freeze lands on that backend.
+                if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb,
+                                      session=s, backend=backend):
+                    # Only the log tells a frozen backend from a full pool.
+                    if db_replication.is_frozen(db, host=host, cluster_name=cluster_name,
+                                                session=s):
+                        LOG.info('Backend %s is frozen; volume %s not placed there', host,
+                                 volume_id)
+                    return Placed.FULL
+                if not s.connection().execute(_PLACE, params).rowcount:
+                    raise _Gone()
+        except _Gone:
+            if attempts > 1 and _placed_by(db, params):
+                return Placed.PLACED
+            LOG.info('Volume %s is no longer waiting for a backend; not placed', volume_id)
+            return Placed.GONE
+        return Placed.PLACED
+
+    outcome = db.retrying(attempt, what=f'Placing volume {volume_id}')
+    if outcome is Placed.PLACED:
+        LOG.info('Volume %(id)s placed on %(host)s', {'id': volume_id, 'host': host})
+    return outcome
+
+
+def _placed_by(db, params: dict) -> bool:
+    """Whether the placement of *params* (its host and `scheduled_at`) is in the row."""
+    with db.reader() as s:
+        return s.execute(sa.select(Volume.id).where(
+            Volume.id == params['volume_id'], Volume.host == params['host'],
+            Volume.scheduled_at == params['now'])).first() is not None
 
 
 def place_managed(db, *, volume_id: str, host: str, cluster_name: str | None) -> bool:

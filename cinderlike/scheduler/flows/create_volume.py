@@ -81,9 +81,14 @@ class ScheduleCreateVolume(task.Task):
             request_spec.get('size') or 0
         hm, placer = scheduler.host_manager, scheduler.filter_scheduler
         for fresh in (False, True):
-            props = copy.deepcopy(filter_properties or {})
-            weighed = placer.weighed_candidates(hm.pools(fresh_claims=fresh), request_spec,
-                                                props, ctx)
+            def weigh(fresh=fresh):
+                props = copy.deepcopy(filter_properties or {})
+                return props, placer.weighed_candidates(hm.pools(fresh_claims=fresh),
+                                                        request_spec, props, ctx)
+            # NOTE(outage): the claims and filters read the database; a read that fails on
+            # a dead connection must not leave the create unplaced (see place_volume).
+            props, weighed = scheduler.db.retrying(
+                weigh, what=f'Weighing the pools for volume {volume_id}')
             for candidate in weighed:
                 pool = candidate.obj
                 outcome = placements.place_volume(

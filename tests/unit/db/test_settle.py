@@ -1,8 +1,6 @@
 """db/settle.py and Database.retrying: an operation's outcome is written once the database
 answers again, within `[database] db_max_retries`."""
 
-import contextlib
-
 import pytest
 import sqlalchemy as sa
 
@@ -10,7 +8,7 @@ from cinderlike.db import models
 from cinderlike.db import settle as db_settle
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
-from tests.fixtures import daemons
+from tests.fixtures import daemons, flaky_db
 
 
 def _creating(db):
@@ -21,30 +19,10 @@ def _creating(db):
     return volume, hold
 
 
-def _unreachable_for(db, failures):
-    """db.writer() fails as a restarting server does, *failures* times; the transactions
-    begun."""
-    attempts = []
-    writer = db.writer
-
-    @contextlib.contextmanager
-    def flaky(session=None):
-        if session is None:  # a transaction of its own (not one composed into another)
-            attempts.append(1)
-            if len(attempts) <= failures:
-                raise sa.exc.OperationalError('SELECT 1', {},
-                                              ConnectionRefusedError('refused'))
-        with writer(session) as s:
-            yield s
-    db.writer = flaky
-    db.retry = (3, 0.01, 0.02)
-    return attempts
-
-
 def test_an_outcome_is_written_once_the_database_answers_again():
     db = daemons.make_db()
     volume, hold = _creating(db)
-    attempts = _unreachable_for(db, failures=2)
+    attempts = flaky_db.unreachable_for(db, failures=2)
     settled = db_settle.settle(db, db_volumes.MACHINE, row=volume, hold=hold,
                                outcome=db_settle.Outcome(action='create'))
     assert settled is db_settle.Settled.DONE
@@ -56,12 +34,12 @@ def test_an_outcome_is_written_once_the_database_answers_again():
 def test_a_database_that_stays_away_fails_the_settle_after_the_retries():
     db = daemons.make_db()
     volume, hold = _creating(db)
-    attempts = _unreachable_for(db, failures=10)
+    attempts = flaky_db.unreachable_for(db, failures=10)
     with pytest.raises(sa.exc.OperationalError):
         db_settle.settle(db, db_volumes.MACHINE, row=volume, hold=hold,
                          outcome=db_settle.Outcome(action='create'))
     assert len(attempts) == 4  # the first try and db_max_retries = 3 more
-    db.writer = type(db).writer.__get__(db)
+    flaky_db.reachable(db)
     assert db_volumes.get(db, volume_id=volume.id).status == 'creating'
 
 

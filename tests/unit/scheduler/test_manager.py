@@ -3,6 +3,7 @@
 import datetime
 
 import pytest
+import sqlalchemy as sa
 
 from cinderlike import context, service
 from cinderlike.backup import manager as backup_manager
@@ -13,7 +14,7 @@ from cinderlike.db import volumes as db_volumes
 from cinderlike.db import workers as db_workers
 from cinderlike.scheduler import manager as scheduler_manager
 from cinderlike.scheduler import rpcapi as scheduler_rpcapi
-from tests.fixtures import daemons
+from tests.fixtures import daemons, flaky_db
 from tests.unit.backup.test_manager import posix_conf
 from tests.unit.scheduler import placing
 
@@ -113,6 +114,45 @@ def test_a_failed_claim_falls_through_to_the_next_candidate(manager, db, ctxt):
                           filter_properties={})
     assert db_volumes.get(db, volume_id=volume_id).host == 'n1@lvm#pool1'
     assert db_pools.claims(db)['n1@lvm#pool1'] == (10, 10)
+
+
+@pytest.mark.parametrize('after_commit', [False, True], ids=['before', 'commit-answer-lost'])
+def test_a_placement_the_database_dropped_is_tried_again_and_counted_once(
+        manager, db, ctxt, after_commit):
+    """A dead connection fails the claim's transaction, or loses the answer to its COMMIT:
+    the placement is tried again, the create cast once and the claim counted once."""
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10)
+    attempts = flaky_db.unreachable_for(db, 1, after_commit=after_commit)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={})
+    flaky_db.reachable(db)
+    assert len(attempts) == 2
+    assert db_volumes.get(db, volume_id=volume_id).host == 'n1@lvm#pool1'
+    (name, _, kwargs), = manager.volume_api.calls
+    assert (name, kwargs['host']) == ('create_volume', 'n1@lvm#pool1')
+    assert db_pools.claims(db)['n1@lvm#pool1'] == (10, 10)
+    assert db_pools.drift(db) == []
+
+
+def test_a_pools_read_the_database_dropped_is_tried_again(manager, db, ctxt, monkeypatch):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10)
+    db.retry = (3, 0.01, 0.02)
+    pools, calls = manager.host_manager.pools, []
+
+    def dropped_once(**kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            raise sa.exc.OperationalError('SELECT', {}, ConnectionResetError('reset'))
+        return pools(**kwargs)
+    monkeypatch.setattr(manager.host_manager, 'pools', dropped_once)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={})
+    assert len(calls) == 2
+    (name, _, kwargs), = manager.volume_api.calls
+    assert kwargs['filter_properties']['retry']['num_attempts'] == 1
+    assert db_volumes.get(db, volume_id=volume_id).host == 'n1@lvm#pool1'
 
 
 def test_no_valid_backend_errors_the_volume_with_message_and_notification(manager, db, ctxt):
