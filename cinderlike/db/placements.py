@@ -50,7 +50,6 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
     reports it placed (its second claim rolled back with the failed UPDATE), so the create
     is cast and the capacity counted once.
     """
-    backend = db_replication.backend_of(host=host, cluster_name=cluster_name)
     params = {'volume_id': volume_id, 'host': host, 'cluster_name': cluster_name,
               'now': utcnow()}
     attempts = 0
@@ -64,7 +63,7 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
                 # (host_manager SERVICES_TTL); the freeze itself is read by the claim's
                 # UPDATE, so no volume asked for after a freeze lands on that backend.
                 if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb,
-                                      session=s, backend=backend):
+                                      session=s, unfrozen=(host, cluster_name)):
                     # Only the log tells a frozen backend from a full pool.
                     if db_replication.is_frozen(db, host=host, cluster_name=cluster_name,
                                                 session=s):

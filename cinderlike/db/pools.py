@@ -97,10 +97,9 @@ def record_report(db, *, backend: str, cluster_name: str | None, pools: list[dic
 
 
 @functools.cache
-def _claim_statement(capped: bool, clustered: bool | None):
+def _claim_statement(capped: bool, not_frozen: sa.ColumnElement | None):
     """UPDATE pools SET claimed += :size WHERE name = :pool AND it stays within the limit
-    (and within :max_gb when *capped*; and unless the backend is frozen when *clustered* is
-    not None: db/replication.py's FROZEN).
+    (and within :max_gb when *capped*; and *not_frozen*, db/replication.py's clause).
 
     NOTE(perf): the claim is the scheduler's hot path. Each statement is built once with
     bound parameters; building an ORM UPDATE per claim through conditional.update cost 4x
@@ -112,8 +111,8 @@ def _claim_statement(capped: bool, clustered: bool | None):
              sa.or_(table.c.capacity_limit_gb.is_(None), grown <= table.c.capacity_limit_gb)]
     if capped:
         where.append(grown <= sa.bindparam('max_gb'))
-    if clustered is not None:
-        where.append(sa.not_(db_replication.FROZEN[clustered]))
+    if not_frozen is not None:
+        where.append(not_frozen)
     # Both assignments read only their own column, so MySQL's left-to-right SET is harmless.
     return sa.update(table).where(*where).values(
         allocated_capacity_gb=grown,
@@ -122,20 +121,22 @@ def _claim_statement(capped: bool, clustered: bool | None):
 
 
 def claim(db, *, pool: str, size_gb: float, max_gb: float | None = None, session=None,
-          backend: tuple[bool, str] | None = None) -> bool:
+          unfrozen: tuple[str | None, str | None] | None = None) -> bool:
     """Promise *size_gb* of *pool* to a volume: one conditional UPDATE; False when it is full
-    (or, given its *backend* as replication.backend_of gives it, when that is frozen).
+    (or, given the (host, cluster_name) it is for as *unfrozen*, when that backend is
+    frozen: db_replication.not_frozen).
 
     The pool's `capacity_limit_gb` (NULL: unlimited) is the ceiling; *max_gb* lowers it for
     this claim (a thick volume on a thin pool gets the thick ceiling, as CapacityFilter).
     """
     params = {'pool': pool, 'size': size_gb, 'now': utcnow()}
-    clustered = None
-    if backend is not None:
-        clustered, params['frozen_name'] = backend
+    clause = None
+    if unfrozen is not None:
+        _, clause, frozen_params = db_replication.not_frozen(unfrozen)
+        params.update(frozen_params)
     if max_gb is not None:
         params['max_gb'] = max_gb
-    stmt = _claim_statement(max_gb is not None, clustered)
+    stmt = _claim_statement(max_gb is not None, clause)
     with db.writer(session) as s:
         count = s.execute(stmt, params).rowcount
     if count:

@@ -24,23 +24,35 @@ def _frozen(model, column: str) -> sa.Exists:
 
 
 # NOTE(perf): built once; every placement and every mutating request reads one of them.
-# Keyed by whether the resource is clustered (see backend_of).
-FROZEN = {True: _frozen(Cluster, 'name'), False: _frozen(Service, 'host')}
-_IS_FROZEN = {clustered: sa.select(frozen) for clustered, frozen in FROZEN.items()}
+# Keyed by whether the resource is clustered (see _backend_of).
+_FROZEN = {True: _frozen(Cluster, 'name'), False: _frozen(Service, 'host')}
+_IS_FROZEN = {clustered: sa.select(frozen) for clustered, frozen in _FROZEN.items()}
+_NOT_FROZEN = {clustered: ~frozen for clustered, frozen in _FROZEN.items()}
 
 
-def backend_of(*, host: str | None, cluster_name: str | None) -> tuple[bool, str]:
+def _backend_of(*, host: str | None, cluster_name: str | None) -> tuple[bool, str]:
     """(clustered, name) of the row Cinder's is_backend_frozen reads: the cluster row for a
-    clustered resource, the services row of its backend (pool dropped) otherwise; FROZEN's
+    clustered resource, the services row of its backend (pool dropped) otherwise; the
     clauses take the name as `frozen_name`."""
     if cluster_name:
         return True, cluster_name.partition('#')[0]
     return False, (host or '').partition('#')[0]
 
 
+def not_frozen(backend: tuple[str | None, str | None]) -> tuple[bool, sa.ColumnElement, dict]:
+    """For a statement that must not touch a resource of a frozen backend, *backend* being
+    the resource's (host, cluster_name): (the clause's key, for a cache of statements built
+    with it; the clause, a WHERE term; its parameters).
+
+    NOTE(perf): a clause of the statement, not a SELECT before it; a freeze committed
+    between the two would otherwise slip through."""
+    clustered, name = _backend_of(host=backend[0], cluster_name=backend[1])
+    return clustered, _NOT_FROZEN[clustered], {'frozen_name': name}
+
+
 def is_frozen(db, *, host: str | None, cluster_name: str | None, session=None) -> bool:
-    """Cinder's is_backend_frozen (see backend_of)."""
-    clustered, name = backend_of(host=host, cluster_name=cluster_name)
+    """Cinder's is_backend_frozen (see _backend_of)."""
+    clustered, name = _backend_of(host=host, cluster_name=cluster_name)
     with db.reader(session) as s:
         s.flush()  # the session's work goes first, as its autoflush would
         return bool(s.connection().execute(_IS_FROZEN[clustered],

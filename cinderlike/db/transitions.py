@@ -157,9 +157,9 @@ class Machine:
         of_project = project_id is not None
         clustered, frozen, bound = None, (), {'row_id': row_id}
         if unfrozen is not None:
-            clustered, bound['frozen_name'] = db_replication.backend_of(
-                host=unfrozen[0], cluster_name=unfrozen[1])
-            frozen = (~db_replication.FROZEN[clustered],)
+            clustered, clause, frozen_params = db_replication.not_frozen(unfrozen)
+            frozen = (clause,)
+            bound.update(frozen_params)
         if of_project:
             bound['of_project_id'] = project_id
         update, params = self._update(

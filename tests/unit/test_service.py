@@ -78,22 +78,29 @@ def test_volume_row_uses_backend_host_zone_and_cluster(conf, db):
         svc.stop()
 
 
-@pytest.mark.parametrize('binary', ['volume', 'backup'])
+def _volume_service(conf, tmp_path):
+    _backend(conf, 'lvm1', volume_driver='fake')
+    return volume_manager.VolumeManager, 'node1@lvm1', {'backend': 'lvm1'}
+
+
+def _backup_service(conf, tmp_path):
+    conf.register_opts(posix.DRIVER_OPTS)
+    conf.set_override('backup_driver', 'posix')
+    conf.set_override('backup_posix_path', str(tmp_path))
+    return backup_manager.BackupManager, 'node1', {}
+
+
+@pytest.mark.parametrize('configure, reporter', [
+    (_volume_service, '_report_capabilities'),
+    (_backup_service, 'publish_service_capabilities'),
+], ids=['volume', 'backup'])
 def test_capabilities_are_reported_once_the_rpc_servers_consume(conf, db, monkeypatch, tmp_path,
-                                                                binary):
+                                                                configure, reporter):
     """A scheduler that learns of a backend before its queues exist places creates whose casts
     RabbitMQ drops; the first report waits for every RPC server."""
     servers_at_report = []
-    if binary == 'volume':
-        _backend(conf, 'lvm1', volume_driver='fake')
-        manager_cls, host, kwargs = volume_manager.VolumeManager, 'node1@lvm1', {'backend': 'lvm1'}
-    else:
-        conf.register_opts(posix.DRIVER_OPTS)
-        conf.set_override('backup_driver', 'posix')
-        conf.set_override('backup_posix_path', str(tmp_path))
-        manager_cls, host, kwargs = backup_manager.BackupManager, 'node1', {}
-    monkeypatch.setattr(manager_cls, 'publish_service_capabilities' if binary == 'backup'
-                        else '_report_capabilities',
+    manager_cls, host, kwargs = configure(conf, tmp_path)
+    monkeypatch.setattr(manager_cls, reporter,
                         lambda self, ctxt: servers_at_report.append(len(svc._servers)))
     svc = service.Service(conf, host=host, manager_cls=manager_cls, manager_kwargs=kwargs,
                           db=db)
