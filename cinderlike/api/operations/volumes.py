@@ -27,9 +27,9 @@ def scope(ctx) -> str | None:
     return None if ctx.is_admin else ctx.project_id
 
 
-def get(db, ctx, *, volume_id: str):
+def get(db, ctx, *, volume_id: str, session=None):
     """:raises VolumeNotFound: also for another project's volume, as Cinder."""
-    return db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx))
+    return db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx), session=session)
 
 
 def create(conf, db, rpc, enforcer, ctx, *, request: create_volume.CreateRequest):
@@ -43,37 +43,46 @@ def create(conf, db, rpc, enforcer, ctx, *, request: create_volume.CreateRequest
                              ctx=ctx, request=request)
 
 
-def _type_name(db, volume) -> str | None:
-    return db_volumes.get_type_names(db, type_ids={volume.volume_type_id}).get(
-        volume.volume_type_id)
+def _type_name(db, volume, session=None) -> str | None:
+    return db_volumes.get_type_names(db, type_ids={volume.volume_type_id},
+                                     session=session).get(volume.volume_type_id)
 
 
-def _deleted_deltas(db, volume) -> dict[str, int]:
-    deltas = quota.volume_deltas(size=volume.size or 0, volume_type_name=_type_name(db, volume))
+def _deleted_deltas(db, volume, session=None) -> dict[str, int]:
+    deltas = quota.volume_deltas(size=volume.size or 0,
+                                 volume_type_name=_type_name(db, volume, session))
     return {resource: -amount for resource, amount in deltas.items()}
 
 
-def delete(db, rpc, ctx, *, volume, force: bool = False, cascade: bool = False):
-    """Destroy an unscheduled *volume* (the row the caller looked up) here, or move it to
-    `deleting` and cast to its backend.
+def delete(db, rpc, ctx, *, volume_id: str, authorize=None, force: bool = False,
+           cascade: bool = False):
+    """Look the volume up and *authorize(volume)* it (when given), then destroy it here when
+    no scheduler placed it, or move it to `deleting` and cast to its backend.
 
+    NOTE(perf): the lookup is the first statement of the delete's transaction, not a
+    transaction of its own (one COMMIT less); the row is read without a lock, and the
+    delete's CAS UPDATE decides on the row as it stands then.
     :raises VolumeNotFound, InvalidVolume: (the delete transition's expected states),
-        InvalidInput: on a frozen backend
+        InvalidInput: on a frozen backend; what *authorize* raises
     """
-    volume_id = volume.id
-    if volume.host is None and db_volumes.destroy_unscheduled(db, volume_id=volume_id):
-        # NOTE(unscheduled): as Cinder, a volume no scheduler placed has nothing on a
-        # backend; error_managing rows never consumed quota.
-        if volume.status != states.Status.ERROR_MANAGING and volume.use_quota:
-            quota.release_usage(db, project_id=volume.project_id,
-                                deltas=_deleted_deltas(db, volume))
-        return
     action = ('force_' if force else '') + ('delete_cascade' if cascade else 'delete')
     # NOTE(cascade): as Cinder, a non-admin's cascade may not take another project's
     # snapshots (a transferred volume's) down with the volume.
     foreign = ([db_volumes.other_project_snapshots()]
                if cascade and not force and not ctx.is_admin else [])
     with db.writer() as session:
+        volume = get(db, ctx, volume_id=volume_id, session=session)
+        if authorize is not None:
+            authorize(volume)
+        if volume.host is None and db_volumes.destroy_unscheduled(db, volume_id=volume_id,
+                                                                  session=session):
+            # NOTE(unscheduled): as Cinder, a volume no scheduler placed has nothing on a
+            # backend; error_managing rows never consumed quota.
+            if volume.status != states.Status.ERROR_MANAGING and volume.use_quota:
+                quota.release_usage(db, project_id=volume.project_id,
+                                    deltas=_deleted_deltas(db, volume, session),
+                                    session=session)
+            return
         volume = db_volumes.MACHINE.begin(db, row_id=volume_id, action=action,
                                           project_id=scope(ctx), where=foreign,
                                           values={'terminated_at': utcnow()},

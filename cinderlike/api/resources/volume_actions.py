@@ -169,7 +169,8 @@ ACTIONS: dict[str, Action] = {
                                                       values=_reset_values(call.args))),
     'os-force_delete': Action(schema.force_delete, policy.ADMIN_FORCE_DELETE_POLICY,
                               lambda call: operations.delete(call.db, call.rpc, call.ctx,
-                                                             volume=call.volume, force=True)),
+                                                             volume_id=call.volume.id,
+                                                             force=True)),
     'os-set_bootable': Action(schema.set_bootable, policy.UPDATE_POLICY, lambda call:
                               operations.update(call.db, call.ctx, volume_id=call.volume.id,
                                                 metadata=None, values={

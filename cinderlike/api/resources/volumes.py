@@ -273,11 +273,14 @@ class Volume:
         self._render = VolumeRenderer(conf, db, enforcer)
         self._notifier = notifications.VolumeNotifier(conf, db, host=conf.host)
 
+    def _authorize(self, ctx, rule: str, volume) -> None:
+        self._enforcer.authorize(ctx, rule, {'project_id': volume.project_id,
+                                             'user_id': volume.user_id})
+
     def _load(self, req: falcon.Request, volume_id: str, rule: str):
         ctx = req.context.ctx
         volume = operations.get(self._db, ctx, volume_id=volume_id)
-        self._enforcer.authorize(ctx, rule, {'project_id': volume.project_id,
-                                             'user_id': volume.user_id})
+        self._authorize(ctx, rule, volume)
         return volume
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, volume_id: str) -> None:
@@ -307,9 +310,12 @@ class Volume:
         cascade = listing.bool_param(req.params, 'cascade')
         force = (req.context.api_version.matches(mv.VOLUME_DELETE_FORCE)
                  and listing.bool_param(req.params, 'force'))
-        volume = self._load(req, volume_id, policy.DELETE_POLICY)
-        if force:
-            self._enforcer.authorize(req.context.ctx, policy.FORCE_DELETE_POLICY)
-        operations.delete(self._db, self._rpc, req.context.ctx, volume=volume, force=force,
-                          cascade=cascade)
+        ctx = req.context.ctx
+
+        def authorize(volume):
+            self._authorize(ctx, policy.DELETE_POLICY, volume)
+            if force:
+                self._enforcer.authorize(ctx, policy.FORCE_DELETE_POLICY)
+        operations.delete(self._db, self._rpc, ctx, volume_id=volume_id, authorize=authorize,
+                          force=force, cascade=cascade)
         resp.status = falcon.HTTP_202

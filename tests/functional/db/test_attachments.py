@@ -108,7 +108,7 @@ def test_a_reservation_is_exclusive_even_on_a_multiattach_volume(db, conf, proje
 def test_volume_delete_against_an_attach_one_wins(db, project, attempt):
     volume = _volume(db, project)
     deleted, attached = race(
-        lambda: volume_ops.delete(db, Calls(), _ctx(project), volume=volume),
+        lambda: volume_ops.delete(db, Calls(), _ctx(project), volume_id=volume.id),
         _create(db, project, volume.id, INSTANCE))
     status = db_volumes.get(db, volume_id=volume.id).status
     if isinstance(attached, Exception):

@@ -50,7 +50,7 @@ def test_unmanage_against_delete_one_wins(conf, db, project, attempt):
     casts = Casts()
     unmanaged, deleted = race(
         lambda: manage_ops.unmanage_volume(conf, db, casts, _ctx(project), volume_id=volume.id),
-        lambda: volume_ops.delete(db, casts, _ctx(project), volume=volume))
+        lambda: volume_ops.delete(db, casts, _ctx(project), volume_id=volume.id))
     winners, losers = split([unmanaged, deleted])
     assert len(winners) == 1 and isinstance(losers[0], exception.InvalidVolume)
     status = db_volumes.get(db, volume_id=volume.id).status
@@ -110,7 +110,7 @@ def test_a_manage_finish_against_a_force_delete_moves_quota_and_claim_together(
             raise
     finished, deleted = race(
         finish, lambda: volume_ops.delete(db, Casts(), _ctx(project, admin=True),
-                                          volume=volume, force=True))
+                                          volume_id=volume.id, force=True))
     assert deleted is None
     assert db_volumes.get(db, volume_id=volume.id).status == 'deleting'
     if isinstance(finished, Exception):

@@ -71,7 +71,7 @@ def test_volume_delete_against_snapshot_create_one_wins(conf, db, project, attem
     volume = _volume(db, project)
     before = _snapshot_usage(db, project)
     deleted, created = race(
-        lambda: volume_ops.delete(db, Casts(), _ctx(project), volume=volume),
+        lambda: volume_ops.delete(db, Casts(), _ctx(project), volume_id=volume.id),
         _create(conf, db, project, volume.id))
     status = db_volumes.get(db, volume_id=volume.id).status
     if isinstance(created, Exception):

@@ -131,14 +131,14 @@ def test_a_volume_with_snapshots_is_not_deleted_without_cascade(manager, db, con
     volume = _available(manager, db)
     _snapshot(manager, db, conf, rpc, volume)
     with pytest.raises(exception.InvalidVolume, match='have snapshots'):
-        volume_ops.delete(db, rpc, ctx(), volume=volume)
+        volume_ops.delete(db, rpc, ctx(), volume_id=volume.id)
     assert row(db, volume.id).status == 'available'
 
 
 def test_cascade_deletes_the_snapshots_then_the_volume(manager, db, conf, rpc):
     volume = _available(manager, db, size=2)
     snapshots = [_snapshot(manager, db, conf, rpc, volume) for _ in range(2)]
-    volume_ops.delete(db, rpc, ctx(), volume=volume, cascade=True)
+    volume_ops.delete(db, rpc, ctx(), volume_id=volume.id, cascade=True)
     assert {_row(db, s.id).status for s in snapshots} == {'deleting'}
     manager.delete_volume(ctx(), volume_id=volume.id, cascade=True)
     assert row(db, volume.id).deleted and all(_row(db, s.id).deleted for s in snapshots)
@@ -152,7 +152,7 @@ def test_cascade_refuses_a_snapshot_in_flight_and_changes_nothing(manager, db, c
     ready = _snapshot(manager, db, conf, rpc, volume)
     busy = _snapshot(manager, db, conf, rpc, volume, run=False)
     with pytest.raises(exception.InvalidVolume):
-        volume_ops.delete(db, rpc, ctx(), volume=volume, cascade=True)
+        volume_ops.delete(db, rpc, ctx(), volume_id=volume.id, cascade=True)
     assert row(db, volume.id).status == 'available'
     assert (_row(db, ready.id).status, _row(db, busy.id).status) == ('available', 'creating')
 
@@ -161,7 +161,7 @@ def test_cascade_that_cannot_delete_a_snapshot_leaves_the_volume_error_deleting(
         manager, db, conf, rpc):
     volume = _available(manager, db)
     snapshot = _snapshot(manager, db, conf, rpc, volume)
-    volume_ops.delete(db, rpc, ctx(), volume=volume, cascade=True)
+    volume_ops.delete(db, rpc, ctx(), volume_id=volume.id, cascade=True)
     conf.set_override('fake_fail', ['delete_snapshot'], group='lvm')
     manager.delete_volume(ctx(), volume_id=volume.id, cascade=True)
     assert row(db, volume.id).status == 'error_deleting'
