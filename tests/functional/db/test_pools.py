@@ -13,6 +13,7 @@ from cinderlike.db import placements, replication
 from cinderlike.db import pools as db_pools
 from cinderlike.db import services as db_services
 from cinderlike.db import volumes as db_volumes
+from tests.fixtures import flaky_db
 from tests.fixtures.race import race
 from tests.unit.scheduler import placing
 
@@ -45,6 +46,24 @@ def test_thirty_concurrent_placements_of_10_gb_volumes(db):
         for volume_id in ids])
     assert results.count(placements.Placed.PLACED) == 10
     assert results.count(placements.Placed.FULL) == 20
+    assert db_pools.drift(db) == []
+
+
+def test_a_placement_whose_commit_answer_was_lost_is_placed_and_claimed_once(db):
+    """The COMMIT went through and its answer was lost: the retry finds the volume placed at
+    its own `scheduled_at` (microseconds kept by both servers) and rolls its second claim
+    back."""
+    placing.record(db, 'n1@lvm', placing.capabilities(total=100))
+    volume_id = placing.add_volume(db, size=10)
+    attempts = flaky_db.unreachable_for(db, 1, after_commit=True)
+    try:
+        placed = placements.place_volume(db, volume_id=volume_id, pool=POOL, size_gb=10,
+                                         host=POOL, cluster_name=None)
+    finally:
+        flaky_db.reachable(db)
+    assert (placed, len(attempts)) == (placements.Placed.PLACED, 2)
+    assert db_volumes.get(db, volume_id=volume_id).host == POOL
+    assert db_pools.claims(db)[POOL] == (10, 10)
     assert db_pools.drift(db) == []
 
 
