@@ -46,9 +46,10 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
 
     NOTE(outage): a placement that fails on a dead connection leaves its create unplaced
     until the lost-operation sweep, so it is tried again. Its `scheduled_at` is its token: a
-    retry after a COMMIT whose answer was lost finds the volume placed at that very time and
-    reports it placed (its second claim rolled back with the failed UPDATE), so the create
-    is cast and the capacity counted once.
+    retry that does not place the volume (an earlier attempt's COMMIT went through and its
+    answer was lost, so the volume is no longer unplaced, or its claim filled the pool)
+    finds the volume placed at that very time and reports it placed; its own claim, if
+    any, was rolled back. So the create is cast, and its capacity counted, once.
     """
     params = {'volume_id': volume_id, 'host': host, 'cluster_name': cluster_name,
               'now': utcnow()}
@@ -57,32 +58,41 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
     def attempt() -> Placed:
         nonlocal attempts
         attempts += 1
-        try:
-            with db.writer() as s:
-                # NOTE(frozen): the scheduler's view of the services is up to a second old
-                # (host_manager SERVICES_TTL); the freeze itself is read by the claim's
-                # UPDATE, so no volume asked for after a freeze lands on that backend.
-                if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb,
-                                      session=s, unfrozen=(host, cluster_name)):
-                    # Only the log tells a frozen backend from a full pool.
-                    if db_replication.is_frozen(db, host=host, cluster_name=cluster_name,
-                                                session=s):
-                        LOG.info('Backend %s is frozen; volume %s not placed there', host,
-                                 volume_id)
-                    return Placed.FULL
-                if not s.connection().execute(_PLACE, params).rowcount:
-                    raise _Gone()
-        except _Gone:
-            if attempts > 1 and _placed_by(db, params):
-                return Placed.PLACED
-            LOG.info('Volume %s is no longer waiting for a backend; not placed', volume_id)
-            return Placed.GONE
-        return Placed.PLACED
+        outcome = _claim_and_place(db, params, pool=pool, size_gb=size_gb, max_gb=max_gb)
+        if outcome is not Placed.PLACED and attempts > 1 and _placed_by(db, params):
+            return Placed.PLACED
+        return outcome
 
     outcome = db.retrying(attempt, what=f'Placing volume {volume_id}')
     if outcome is Placed.PLACED:
         LOG.info('Volume %(id)s placed on %(host)s', {'id': volume_id, 'host': host})
+    elif outcome is Placed.GONE:
+        LOG.info('Volume %s is no longer waiting for a backend; not placed', volume_id)
     return outcome
+
+
+def _claim_and_place(db, params: dict, *, pool: str, size_gb: float,
+                     max_gb: float | None) -> Placed:
+    """place_volume's transaction, once."""
+    host, cluster_name = params['host'], params['cluster_name']
+    try:
+        with db.writer() as s:
+            # NOTE(frozen): the scheduler's view of the services is up to a second old
+            # (host_manager SERVICES_TTL); the freeze itself is read by the claim's UPDATE,
+            # so no volume asked for after a freeze lands on that backend.
+            if not db_pools.claim(db, pool=pool, size_gb=size_gb, max_gb=max_gb, session=s,
+                                  unfrozen=(host, cluster_name)):
+                # Only the log tells a frozen backend from a full pool.
+                if db_replication.is_frozen(db, host=host, cluster_name=cluster_name,
+                                            session=s):
+                    LOG.info('Backend %s is frozen; volume %s not placed there', host,
+                             params['volume_id'])
+                return Placed.FULL
+            if not s.connection().execute(_PLACE, params).rowcount:
+                raise _Gone()
+    except _Gone:
+        return Placed.GONE
+    return Placed.PLACED
 
 
 def _placed_by(db, params: dict) -> bool:

@@ -49,11 +49,12 @@ def test_thirty_concurrent_placements_of_10_gb_volumes(db):
     assert db_pools.drift(db) == []
 
 
-def test_a_placement_whose_commit_answer_was_lost_is_placed_and_claimed_once(db):
-    """The COMMIT went through and its answer was lost: the retry finds the volume placed at
-    its own `scheduled_at` (microseconds kept by both servers) and rolls its second claim
-    back."""
-    placing.record(db, 'n1@lvm', placing.capabilities(total=100))
+@pytest.mark.parametrize('total', [100, 10], ids=['room-left', 'filled-by-it'])
+def test_a_placement_whose_commit_answer_was_lost_is_placed_and_claimed_once(db, total):
+    """The COMMIT went through and its answer was lost: the retry, whose claim finds the
+    volume placed or the pool full, finds the volume placed at its own `scheduled_at`
+    (microseconds kept by both servers); its own claim, if any, is rolled back."""
+    placing.record(db, 'n1@lvm', placing.capabilities(total=total))
     volume_id = placing.add_volume(db, size=10)
     attempts = flaky_db.unreachable_for(db, 1, after_commit=True)
     try:
