@@ -205,8 +205,12 @@ def load(stack, db, *, creates, deletes, victim_id, timeout=60) -> dict[str, str
     """
     ready = create(stack, deletes, name='to-delete')
     assert set(wait_settled(db, ready).values()) == {'available'}
-    # NOTE(order): the slower creates first, so no delete is near its end at the kill.
+    # NOTE(order): the slower creates first, so no delete is near its end at the kill; the
+    # deletes go out once the victim holds a create (seconds in its driver), however long
+    # placement took on a busy machine, so its deletes run while that create does.
     loaded = set(create(stack, creates))
+    wait_for(lambda: 'creating' in db.held(victim_id).values(), timeout=timeout,
+             what='the victim to hold a create')
     delete(stack, ready)
     loaded |= set(ready)
 
