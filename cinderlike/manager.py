@@ -87,10 +87,16 @@ class Manager:
         """(row, Hold) of a *machine* row still in *status*, its workers row taken by this
         service; (row, None), logged, when the row moved on (nothing to do then).
 
+        NOTE(outage): run again while the database cannot be reached, as settles are: a
+        take lost to a dead connection would leave the operation to the lost-operation
+        sweep. A retry after a COMMIT whose answer was lost takes our own row again (its
+        epoch bumped), which is ours all the same.
         :raises: the resource's NotFound.
         """
-        row, hold = db_workers.begin_for(self.db, machine, row_id=row_id, status=status,
-                                         service_id=self.service_id, request=request)
+        row, hold = self.db.retrying(
+            lambda: db_workers.begin_for(self.db, machine, row_id=row_id, status=status,
+                                         service_id=self.service_id, request=request),
+            what=f'Taking {machine.name} {row_id}')
         if hold is None:
             LOG.warning('%s %s is %s, not %s; nothing to do', machine.name, row_id,
                         getattr(row, machine.column), status)

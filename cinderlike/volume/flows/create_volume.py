@@ -36,13 +36,22 @@ class ExtractVolumeRef(task.Task):
     default_provides = ('volume', 'hold', 'qos')
 
     def execute(self, manager, volume_id):
+        # NOTE(outage): retried as Manager.hold is (see there).
+        volume, hold, qos = manager.db.retrying(
+            lambda: self._take(manager, volume_id), what=f'Taking volume {volume_id}')
+        if hold is None:
+            raise exception.VolumeMovedOn(
+                reason=f'volume {volume_id} is {volume.status}, not creating')
+        return volume, hold, qos
+
+    @staticmethod
+    def _take(manager, volume_id):
         with manager.db.writer() as s:
             volume, hold = db_workers.begin_for(
                 manager.db, db_volumes.MACHINE, row_id=volume_id, status=Status.CREATING,
                 service_id=manager.service_id, session=s)
             if hold is None:
-                raise exception.VolumeMovedOn(
-                    reason=f'volume {volume_id} is {volume.status}, not creating')
+                return volume, None, None
             # NOTE(perf): read with the take, one transaction less per create. A type that
             # is gone fails the flow in ExtractVolumeSpec, where the revert settles it.
             try:

@@ -4,6 +4,7 @@ import pytest
 from oslo_messaging.notify import _impl_test
 
 from cinderlike.drivers.volume import base
+from tests.fixtures import flaky_db
 from tests.unit.volume.conftest import (
     HOST,
     POOL,
@@ -42,6 +43,19 @@ def test_create_makes_the_volume_available(manager, db):
     assert (end['payload']['status'], end['payload']['volume_id']) == ('available', volume.id)
     assert end['payload']['launched_at'] == done.launched_at.isoformat()
     assert manager.scheduler_api.casts == [] and event_ids(db) == []
+
+
+@pytest.mark.parametrize('after_commit', [False, True], ids=['before', 'commit-answer-lost'])
+def test_a_take_the_database_dropped_is_tried_again(manager, db, after_commit):
+    """The workers row's take fails on a dead connection, or its COMMIT's answer is lost: it
+    is taken again and the create goes on, not left to the lost-operation sweep."""
+    volume = add_volume(db, size=2)
+    attempts = flaky_db.unreachable_for(db, 1, after_commit=after_commit)
+    _create(manager, volume, attempts=1)
+    flaky_db.reachable(db)
+    assert len(attempts) == 3  # the take twice, then the settle
+    assert row(db, volume.id).status == 'available'
+    assert workers(db) == [] and claimed(db) == 2
 
 
 def test_clone_copies_the_source_on_this_backend(manager, db):

@@ -2,9 +2,12 @@
 
 import threading
 
+import pytest
+
 from cinderlike import locks
 from cinderlike.db import volumes as db_volumes
 from cinderlike.drivers.volume import base
+from tests.fixtures import flaky_db
 from tests.unit.volume.conftest import (
     add_volume,
     claimed,
@@ -40,6 +43,18 @@ def test_delete_releases_quota_and_claim_and_soft_deletes(manager, db):
     for resource in ('volumes', 'gigabytes', 'volumes___DEFAULT__', 'gigabytes___DEFAULT__'):
         assert usage(db, resource) == (0, 0), resource
     assert notified()[-2:] == ['volume.delete.start', 'volume.delete.end']
+
+
+@pytest.mark.parametrize('after_commit', [False, True], ids=['before', 'commit-answer-lost'])
+def test_a_take_the_database_dropped_is_tried_again(manager, db, after_commit):
+    volume = _available(manager, db, size=2)
+    _begin_delete(db, volume)
+    attempts = flaky_db.unreachable_for(db, 1, after_commit=after_commit)
+    manager.delete_volume(ctx(), volume_id=volume.id)
+    flaky_db.reachable(db)
+    assert len(attempts) == 3  # the take twice, then the settle
+    assert row(db, volume.id).deleted
+    assert claimed(db) == 0 and workers(db) == []
 
 
 def test_a_failed_create_gave_its_claim_back_so_delete_releases_only_quota(manager, db, conf):
