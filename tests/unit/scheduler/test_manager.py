@@ -138,7 +138,7 @@ def test_a_placement_the_database_dropped_is_tried_again_and_counted_once(
 def test_a_pools_read_the_database_dropped_is_tried_again(manager, db, ctxt, monkeypatch):
     placing.add_backend(db, manager, 'n1@lvm', total=100)
     volume_id = placing.add_volume(db, size=10)
-    db.retry = (3, 0.01, 0.02)
+    db.retry = flaky_db.FAST_RETRIES
     pools, calls = manager.host_manager.pools, []
 
     def dropped_once(**kwargs):
