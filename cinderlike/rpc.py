@@ -12,7 +12,7 @@ import kombu.exceptions
 import oslo_messaging as messaging
 
 from cinderlike import context as context_mod
-from cinderlike import exception, rpc_backoff
+from cinderlike import exception, rpc_backoff, rpc_listener
 
 SCHEDULER_TOPIC = 'cinder-scheduler'
 VOLUME_TOPIC = 'cinder-volume'
@@ -35,6 +35,7 @@ _LOCK = threading.Lock()
 def get_transport(conf):
     """The process-wide RPC transport for `[DEFAULT] transport_url`."""
     rpc_backoff.install()
+    rpc_listener.install()
     with _LOCK:
         key = (id(conf), conf.transport_url)
         if key not in _TRANSPORTS:
