@@ -48,8 +48,26 @@ class BackendConfiguration:
     def __init__(self, conf, section):
         self._conf = conf
         self.config_group = section
+        # NOTE(perf): which section answers an option is kept in oslo.config's own cache of
+        # option values: get_location() walks every source (overrides, files, environment,
+        # defaults), 10.7 us a read, and drivers read options on every operation. That
+        # cache is emptied by everything that can change the answer (set_override,
+        # clear_override, set_default, a reload of the files), so an answer kept in it is
+        # dropped with the values. Without that cache (another oslo.config), nothing is kept.
+        self._kept = getattr(conf, '_ConfigOpts__cache', None)
 
     def __getattr__(self, name):
+        kept = self._kept
+        if kept is None:
+            return self._conf[self._section_of(name)][name]
+        key = (_KEPT, self.config_group, name)
+        section = kept.get(key)
+        if section is None:
+            section = kept[key] = self._section_of(name)
+        return self._conf[section][name]
+
+    def _section_of(self, name) -> str:
+        """[<section>] when it sets *name*, else [backend_defaults] when that has it."""
         conf = self._conf
         section = self.config_group
         # NOTE(backend_defaults): an option counts as set when it comes from anywhere but
@@ -57,9 +75,11 @@ class BackendConfiguration:
         # gives no location at all for an unset option whose default is None.
         info = conf.get_location(name, section)
         unset = info is None or info.location is cfg.Locations.opt_default
-        if unset and name in conf[GROUP]:
-            return conf[GROUP][name]
-        return conf[section][name]
+        return GROUP if unset and name in conf[GROUP] else section
+
+
+# Marks BackendConfiguration's entries in oslo.config's cache, whose own keys are pairs.
+_KEPT = 'cinderlike.backend_section'
 
 
 def register_backend(conf, section, extra_opts=()):
