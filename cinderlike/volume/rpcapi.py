@@ -30,8 +30,9 @@ class VolumeAPI:
 
         1.0 - publish_service_capabilities (fanout)
         1.1 - delete_volume
-        1.2 - create_volume (request_spec and filter_properties as the scheduler built them,
-              with `retry` when rescheduling is allowed), extend_volume
+        1.2 - create_volume (request_spec, and the filter_properties the scheduler received
+              with `retry` when rescheduling is allowed: a receiver reads only `retry`),
+              extend_volume
         1.3 - get_capabilities (call)
         1.4 - do_cleanup (cleanup request as a dict: service_ids, resource_type,
               resource_id, until)

@@ -51,6 +51,22 @@ def _count(scheduler, outcome: str) -> None:
         scheduler.metrics.placements.labels(outcome).inc()
 
 
+def _sent(received: dict, placed: dict) -> dict:
+    """The filter properties a placed create carries to the volume service: those the
+    scheduler received, with this attempt's retry.
+
+    NOTE(perf): not the filter properties as weighed. Those also hold what
+    FilterScheduler.prepare() derives from the request spec (the spec itself, the volume
+    type twice more, size, zone, metadata), which the volume service never reads and a
+    reschedule derives again; sent, they doubled the cast that the scheduler encodes and
+    the volume service decodes, each twice (oslo.messaging's envelope).
+    """
+    sent = {key: value for key, value in (received or {}).items() if key != 'retry'}
+    if 'retry' in placed:
+        sent['retry'] = placed['retry']
+    return sent
+
+
 class ScheduleCreateVolume(task.Task):
     """Weigh, claim the first pool that still has room, place the volume there, cast."""
 
@@ -67,8 +83,8 @@ class ScheduleCreateVolume(task.Task):
         _count(scheduler, 'placed')
         scheduler.volume_api.create_volume(
             ctx, volume_id=volume_id, host=pool.volume_host, request_spec=request_spec,
-            filter_properties=props, cluster_name=pool.volume_cluster_name,
-            allow_reschedule=True)
+            filter_properties=_sent(filter_properties, props),
+            cluster_name=pool.volume_cluster_name, allow_reschedule=True)
 
     def _place(self, ctx, scheduler, volume_id, request_spec, filter_properties):
         """(pool, filter_properties as counted) or (None, ...) when the volume moved on.

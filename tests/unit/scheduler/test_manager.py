@@ -411,3 +411,44 @@ def test_a_report_no_scheduler_can_receive_yet_is_a_warning_not_a_failure(caplog
                                  lambda caps, **kw: recorded.append(caps))
     assert sent == {'free_capacity_gb': 1} and recorded == [sent]
     assert 'not delivered' in caplog.text and 'Traceback' not in caplog.text
+
+
+def test_the_create_cast_carries_the_received_filter_properties_and_the_retry(
+        manager, db, ctxt):
+    """Not what prepare() derived from the request spec: the volume service reads only the
+    retry, and a reschedule derives the rest again."""
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10)
+    hints = {'scheduler_hints': {'same_host': []}}
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties=dict(hints))
+    (name, _, kwargs), = manager.volume_api.calls
+    assert kwargs['filter_properties'] == dict(hints, retry={
+        'num_attempts': 1, 'backends': ['n1@lvm#pool1'], 'hosts': ['n1@lvm#pool1']})
+    assert kwargs['request_spec'] == placing.spec(volume_id)
+
+
+def test_a_reschedules_cast_carries_the_counted_retry_without_its_error(manager, db, ctxt):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    placing.add_backend(db, manager, 'n2@lvm', total=500)
+    volume_id = placing.add_volume(db, size=10)
+    retry = {'num_attempts': 1, 'backends': ['n2@lvm#pool1'], 'hosts': ['n2@lvm#pool1'],
+             'exc': ['VolumeBackendAPIException: boom\n']}
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={'retry': retry})
+    (name, _, kwargs), = manager.volume_api.calls
+    assert kwargs['host'] == 'n1@lvm#pool1'
+    assert kwargs['filter_properties'] == {'retry': {
+        'num_attempts': 2, 'backends': ['n2@lvm#pool1', 'n1@lvm#pool1'],
+        'hosts': ['n2@lvm#pool1', 'n1@lvm#pool1']}}
+
+
+def test_without_rescheduling_the_create_cast_carries_no_retry(manager, db, ctxt):
+    manager.filter_scheduler.max_attempts = 1
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=10)
+    manager.create_volume(ctxt, volume_id=volume_id, request_spec=placing.spec(volume_id),
+                          filter_properties={'retry': {'num_attempts': 1, 'backends': [],
+                                                       'hosts': []}})
+    (name, _, kwargs), = manager.volume_api.calls
+    assert kwargs['filter_properties'] == {}
