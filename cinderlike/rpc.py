@@ -8,6 +8,7 @@ Topics follow Cinder's so a reader of Cinder's docs finds the queues they expect
 import threading
 
 import amqp.exceptions
+import futurist
 import kombu.exceptions
 import oslo_messaging as messaging
 
@@ -93,11 +94,23 @@ def get_client(conf, *, topic, version, server=None, fanout=False, version_cap=N
 
 
 def get_server(conf, *, topic, server, endpoints, version, fanout=False):
-    """An RPC server on oslo.messaging's threading executor (its only non-deprecated one)."""
+    """An RPC server on oslo.messaging's threading executor (its only non-deprecated one),
+    its pool of dispatch threads grown only when the threads it has are busy."""
     target = messaging.Target(topic=topic, server=server, version=version, fanout=fanout)
-    return messaging.get_rpc_server(get_transport(conf), target, endpoints,
-                                    serializer=ContextSerializer(),
-                                    access_policy=messaging.DefaultRPCAccessPolicy)
+    rpc_server = messaging.get_rpc_server(get_transport(conf), target, endpoints,
+                                          serializer=ContextSerializer(),
+                                          access_policy=messaging.DefaultRPCAccessPolicy)
+    # NOTE(threads): oslo.messaging's threading executor is futurist's ThreadPoolExecutor,
+    # which starts a new thread for each of the first `executor_thread_pool_size` (64)
+    # messages even while the threads it started are idle, and keeps them all (each idle
+    # one wakes every MAX_IDLE_FOR to look whether it should stop). futurist's
+    # DynamicThreadPoolExecutor takes the same max_workers and starts a thread only when
+    # 80 % of those it has are busy (it stops idle ones again when fewer than 40 % are):
+    # the same ceiling on concurrent dispatches, threads only as the load asks. The class
+    # is what start() builds the executor from (oslo.messaging loads it by name and lets
+    # no other name be asked for).
+    rpc_server._executor_cls = futurist.DynamicThreadPoolExecutor
+    return rpc_server
 
 
 def get_notifier(conf, *, publisher_id):
