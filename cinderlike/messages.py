@@ -106,12 +106,16 @@ def user_message(action_id: str | None, detail_id_: str | None) -> str:
 def create(db, ctx, *, conf, action: tuple[str, str], resource_type: str = Resource.VOLUME,
            resource_uuid: str | None = None, detail: tuple[str, str] | None = None,
            exception: Exception | None = None, level: str = 'ERROR',
-           project_id: str | None = None) -> None:
+           project_id: str | None = None, session=None) -> None:
     """Record a user message for *ctx*'s project (or *project_id*: the resource's, when an
-    admin context of a cleanup decides), kept `message_ttl` seconds.
+    admin context of a cleanup decides), kept `message_ttl` seconds; in *session*'s
+    transaction when given, so it commits with the status it explains.
 
     Never raises: a message that cannot be written must not turn a handled failure into a
-    new one (Cinder logs and carries on too).
+    new one (Cinder logs and carries on too). In a *session* it is written under a
+    savepoint, so a failed INSERT undoes only itself; that session must have written
+    already (NOTE(sqlite): pysqlite begins a transaction at its first write, and a
+    savepoint opened before it would be the transaction, its release a commit).
     """
     the_detail = detail_id(exception, detail)
     row = {
@@ -123,7 +127,11 @@ def create(db, ctx, *, conf, action: tuple[str, str], resource_type: str = Resou
     }
     LOG.info('Creating message record for request_id = %s', ctx.request_id)
     try:
-        db_messages.create(db, values=row)
+        if session is None:
+            db_messages.create(db, values=row)
+        else:
+            with session.begin_nested():
+                db_messages.create(db, values=row, session=session)
     except Exception:
         LOG.exception('Failed to create message record for request_id %s', ctx.request_id)
 

@@ -126,11 +126,14 @@ class ScheduleCreateVolume(task.Task):
     def _fail(self, ctx, scheduler, volume_id, request_spec, error):
         LOG.warning('Failed to schedule volume %(id)s: %(error)s',
                     {'id': volume_id, 'error': error})
-        if not db_volumes.fail_unplaced(scheduler.db, volume_id=volume_id):
-            return
-        messages.create(scheduler.db, ctx, conf=scheduler.conf,
-                        action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
-                        resource_uuid=volume_id, exception=error)
+        # NOTE(race): the message commits with the `error` status, so a client that sees
+        # the status finds the message (written after it, a listing could miss it).
+        with scheduler.db.writer() as s:
+            if not db_volumes.fail_unplaced(scheduler.db, volume_id=volume_id, session=s):
+                return
+            messages.create(scheduler.db, ctx, conf=scheduler.conf,
+                            action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
+                            resource_uuid=volume_id, exception=error, session=s)
         notify_error(scheduler.notifier, ctx, method='create_volume', volume_id=volume_id,
                      request_spec=request_spec, status=Status.ERROR, reason=error)
 

@@ -53,6 +53,37 @@ class TestCreate:
                      action=messages.Action.EXTEND_VOLUME)
         assert row.event_id == 'VOLUME_VOLUME_007_001'
 
+    def test_in_a_session_it_commits_or_rolls_back_with_the_callers_write(self, db, conf):
+        ctx = context.RequestContext(project_id='p1', user_id='u1')
+        callers = {'project_id': 'p1', 'event_id': 'VOLUME_VOLUME_001_003',
+                   'message_level': 'ERROR'}
+        with pytest.raises(RuntimeError), db.writer() as s:
+            db_messages.create(db, values=callers, session=s)  # the caller's own write
+            messages.create(db, ctx, conf=conf, action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
+                            resource_uuid='vol-1', session=s)
+            raise RuntimeError('the caller failed')
+        assert live_count(db) == 0
+        with db.writer() as s:
+            db_messages.create(db, values=callers, session=s)
+            messages.create(db, ctx, conf=conf, action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
+                            resource_uuid='vol-1', session=s)
+        assert live_count(db) == 2
+
+    def test_in_a_session_a_failed_write_undoes_only_itself(self, db, conf, monkeypatch):
+        ctx = context.RequestContext(project_id='p1', user_id='u1')
+        real = db_messages.create
+
+        def written_then_failed(db, *, values, session=None):
+            real(db, values=values, session=session)
+            raise sa.exc.OperationalError('INSERT', {}, RuntimeError('boom'))
+        with db.writer() as s:
+            real(db, values={'project_id': 'p1', 'event_id': 'VOLUME_VOLUME_001_003',
+                             'message_level': 'ERROR'}, session=s)
+            monkeypatch.setattr(db_messages, 'create', written_then_failed)
+            messages.create(db, ctx, conf=conf, action=messages.Action.SCHEDULE_ALLOCATE_VOLUME,
+                            resource_uuid='vol-2', session=s)
+        assert [m.resource_uuid for m in db_messages.get_all(db, project_id='p1')] == [None]
+
     def test_backup_resource_type(self, db, conf):
         row = record(db, conf, resource_type=messages.Resource.VOLUME_BACKUP,
                      action=messages.Action.BACKUP_CREATE,

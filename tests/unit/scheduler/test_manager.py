@@ -173,6 +173,20 @@ def test_no_valid_backend_errors_the_volume_with_message_and_notification(manage
     assert manager.volume_api.calls == [] and db_pools.claims(db)['n1@lvm#pool1'] == (0, 0)
 
 
+def test_a_message_that_cannot_be_written_still_leaves_the_volume_error(
+        manager, db, ctxt, monkeypatch):
+    placing.add_backend(db, manager, 'n1@lvm', total=100)
+    volume_id = placing.add_volume(db, size=200)
+
+    def unwritable(*_args, **_kwargs):
+        raise sa.exc.OperationalError('INSERT', {}, RuntimeError('messages table gone'))
+    monkeypatch.setattr(db_messages, 'create', unwritable)
+    manager.create_volume(ctxt, volume_id=volume_id,
+                          request_spec=placing.spec(volume_id, size=200), filter_properties={})
+    assert db_volumes.get(db, volume_id=volume_id).status == 'error'
+    assert db_messages.get_all(db, project_id='p1') == []
+
+
 def test_a_down_or_disabled_service_gets_nothing(manager, db, ctxt):
     placing.add_backend(db, manager, 'n1@lvm', total=100)
     db_services.set_disabled(db, host='n1@lvm', binary='cinder-volume', disabled=True,
