@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
-from cinderlike.db import conditional
+from cinderlike.db import conditional, serializable
 from cinderlike.db.models import Worker, utcnow
 
 LOG = logging.getLogger(__name__)
@@ -212,13 +212,17 @@ def take_over(db, *, worker: Worker, service_id: int) -> Hold | None:
     bumping the epoch; None when another service changed it first (it is theirs then)."""
     owner = (Worker.service_id.is_(None) if worker.service_id is None
              else Worker.service_id == worker.service_id)
-    with db.writer() as s:
-        if not conditional.update(
-                s, Worker,
-                values={'service_id': service_id, 'epoch': Worker.epoch + 1,
-                        'updated_at': utcnow()},
-                where=[Worker.id == worker.id, Worker.epoch == worker.epoch, owner]):
-            return None
+
+    def swap(s):
+        return conditional.update(
+            s, Worker, values={'service_id': service_id, 'epoch': Worker.epoch + 1,
+                               'updated_at': utcnow()},
+            where=[Worker.id == worker.id, Worker.epoch == worker.epoch, owner])
+    # NOTE(deadlock): on InnoDB the swap can be a deadlock's victim against the upsert of
+    # a service taking the same row (begin_for); run again, it finds the epoch moved on and
+    # takes nothing, where the error would have ended the whole sweep.
+    if not serializable.run(db, swap, serializable=False):
+        return None
     LOG.info('%(type)s %(id)s: workers row of service %(old)s taken for cleanup by service '
              '%(new)s (epoch %(epoch)s)', {'type': worker.resource_type,
                                            'id': worker.resource_id, 'old': worker.service_id,
