@@ -61,7 +61,7 @@ def _sent(received: dict, placed: dict) -> dict:
     reschedule derives again; sent, they doubled the cast that the scheduler encodes and
     the volume service decodes, each twice (oslo.messaging's envelope).
     """
-    sent = {key: value for key, value in (received or {}).items() if key != 'retry'}
+    sent = {key: value for key, value in received.items() if key != 'retry'}
     if 'retry' in placed:
         sent['retry'] = placed['retry']
     return sent
