@@ -8,7 +8,6 @@ import futurist
 import oslo_messaging as messaging
 import pytest
 
-from cinderlike import conf as cl_conf
 from cinderlike import context, rpc
 from tests.fixtures import daemons
 
@@ -34,25 +33,16 @@ class Blocking:
 
 
 @pytest.fixture
-def conf(rabbit_url):
-    conf = cl_conf.new_conf()
-    conf([], default_config_files=[])
-    conf.set_override('transport_url', rabbit_url)
-    yield conf
-    daemons.close_transports()
-
-
-@pytest.fixture
-def serving(conf):
+def serving(rabbit_conf):
     servers = []
 
     def start(endpoint):
         topic = f'executor-{uuid.uuid4().hex[:8]}'
-        server = rpc.get_server(conf, topic=topic, server='s1', endpoints=[endpoint],
+        server = rpc.get_server(rabbit_conf, topic=topic, server='s1', endpoints=[endpoint],
                                 version='1.0')
         server.start()
         servers.append(server)
-        return server, rpc.get_client(conf, topic=topic, version='1.0')
+        return server, rpc.get_client(rabbit_conf, topic=topic, version='1.0')
     yield start
     for server in servers:
         server.stop()

@@ -6,7 +6,6 @@ import uuid
 
 import pytest
 
-from cinderlike import conf as cl_conf
 from cinderlike import context, rpc, rpc_listener
 from tests.fixtures import daemons
 from tests.functional.test_outages import Endpoint
@@ -14,26 +13,16 @@ from tests.functional.test_outages import Endpoint
 pytestmark = pytest.mark.rabbit
 
 
-@pytest.fixture
-def conf(rabbit_url):
-    conf = cl_conf.new_conf()
-    conf([], default_config_files=[])
-    conf.set_override('transport_url', rabbit_url)
-    conf.set_override('rpc_response_timeout', 10)
-    yield conf
-    daemons.close_transports()
-
-
-def test_a_server_listens_through_the_idle_wait_listener_and_serves_casts_and_calls(conf):
+def test_a_server_listens_through_the_idle_wait_listener_and_serves_casts_and_calls(rabbit_conf):
     topic = f'listener-{uuid.uuid4().hex[:8]}'
     endpoint = Endpoint('1.0')
-    server = rpc.get_server(conf, topic=topic, server='s1', endpoints=[endpoint],
+    server = rpc.get_server(rabbit_conf, topic=topic, server='s1', endpoints=[endpoint],
                             version='1.0')
     server.start()
     try:
         # NOTE(private): oslo.messaging keeps the driver's listener behind its adapter.
         assert isinstance(server.listener._poll_style_listener, rpc_listener.RpcListener)
-        client = rpc.get_client(conf, topic=topic, version='1.0')
+        client = rpc.get_client(rabbit_conf, topic=topic, version='1.0')
         ctx = context.get_admin_context()
         for n in range(5):
             client.cast(ctx, 'note', n=n)
