@@ -206,15 +206,21 @@ def test_a_projects_limits_and_its_default_class_read_in_one_statement(db):
     assert db_quotas.get_project_limits(db, project_id='other') == {}
 
 
-def test_racing_consumes_and_releases_lock_the_usage_rows_in_one_order(db, conf, monkeypatch):
+@pytest.fixture
+def lost(monkeypatch):
+    """The attempts of transactions that lost a race and ran again (serializable.run)."""
+    attempts = []
+    real_backoff = serializable.backoff
+    monkeypatch.setattr(serializable, 'backoff', lambda attempt: (
+        attempts.append(attempt), real_backoff(attempt)))
+    return attempts
+
+
+def test_racing_consumes_and_releases_lock_the_usage_rows_in_one_order(db, conf, lost):
     """A create's quota UPDATE and a delete's release each touch a project's four usage rows
     (volumes, gigabytes and their per-type rows) in one statement. Racing, they keep the
     rows exact and none of them is a deadlock's victim (the test below makes the orders
     cross on purpose; here they seldom would)."""
-    lost = []
-    real_backoff = serializable.backoff
-    monkeypatch.setattr(serializable, 'backoff', lambda attempt: (
-        lost.append(attempt), real_backoff(attempt)))
     project_id = 'order'
     db_quotas.set_project_limits(db, project_id=project_id,
                                  limits={'volumes': -1, 'gigabytes': -1})
@@ -281,13 +287,11 @@ def scan_in_disk_order(db):
 
 @pytest.mark.parametrize('move, in_use', [('create', [1, 2]), ('delete', [0, 0])])
 def test_a_create_or_delete_waits_for_the_first_usage_row_holding_none_of_the_others(
-        db, scan_in_disk_order, conf, monkeypatch, move, in_use):
+        db, scan_in_disk_order, conf, lost, move, in_use):
     """A quota move locks gigabytes, then volumes (resource order). A create's or a
     delete's quota UPDATE that comes between the two locks waits for gigabytes without
     holding volumes, even where volumes lies first on disk, so the first move gets volumes
     and no one is a deadlock's victim."""
-    lost = []
-    monkeypatch.setattr(serializable, 'backoff', lost.append)
     project_id = f'disk-order-{move}'
     db_quotas.set_project_limits(db, project_id=project_id,
                                  limits={'volumes': -1, 'gigabytes': -1})
