@@ -25,8 +25,8 @@ class Placed(enum.Enum):
     GONE = 'gone'          # the volume is no longer `creating` and unplaced: stop
 
 
-class _Gone(Exception):
-    """Rolls back the claim when the volume row moved on."""
+class _Full(Exception):
+    """Rolls back the placement when the pool cannot take the volume."""
 
 
 # NOTE(perf): built once; every placement runs it.
@@ -73,10 +73,17 @@ def place_volume(db, *, volume_id: str, pool: str, size_gb: float, host: str,
 
 def _claim_and_place(db, params: dict, *, pool: str, size_gb: float,
                      max_gb: float | None) -> Placed:
-    """place_volume's transaction, once."""
+    """place_volume's transaction, once.
+
+    NOTE(hot_row): every placement on a pool waits for its row, locked from the claim's
+    UPDATE to the COMMIT; the volume's own row is placed first, so the pool's row is held
+    for the claim and the COMMIT only, not for the placement's round trip as well.
+    """
     host, cluster_name = params['host'], params['cluster_name']
     try:
         with db.writer() as s:
+            if not s.connection().execute(_PLACE, params).rowcount:
+                return Placed.GONE
             # NOTE(frozen): the scheduler's view of the services is up to a second old
             # (host_manager SERVICES_TTL); the freeze itself is read by the claim's UPDATE,
             # so no volume asked for after a freeze lands on that backend.
@@ -87,11 +94,9 @@ def _claim_and_place(db, params: dict, *, pool: str, size_gb: float,
                                             session=s):
                     LOG.info('Backend %s is frozen; volume %s not placed there', host,
                              params['volume_id'])
-                return Placed.FULL
-            if not s.connection().execute(_PLACE, params).rowcount:
-                raise _Gone()
-    except _Gone:
-        return Placed.GONE
+                raise _Full()
+    except _Full:
+        return Placed.FULL
     return Placed.PLACED
 
 
