@@ -117,9 +117,9 @@ class Listing:
                 marker: str | None = None, limit: int | None = None,
                 offset: int | None = None, sort: list[tuple[str, str | None]] | None = None,
                 sort_aliases: dict[str, str] | None = None,
-                columns: tuple[str, ...] | None = None) -> list:
+                columns: tuple[str, ...] | None = None, computed: tuple = ()) -> list:
         """One page of rows (every project's when *project_id* is None); plain rows hold
-        only *columns* when given.
+        only *columns* when given, then each (name, expression) of *computed*.
 
         :raises: marker_not_found for a *marker* the caller does not see; InvalidInput on
             a bad sort key or direction.
@@ -137,7 +137,7 @@ class Listing:
                     raise self.marker_not_found(marker)
             return page(s, self.model, where=where, pairs=pairs, marker_row=marker_row,
                         limit=limit, offset=offset, plain_rows=self.plain_rows,
-                        columns=columns)
+                        columns=columns, computed=computed)
 
     def count(self, db, *, project_id: str | None, filters: dict | None = None) -> int:
         """How many rows match, ignoring pagination (`with_count`, 3.45)."""
@@ -150,7 +150,7 @@ class Listing:
 
 def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = None,
          offset: int | None = None, plain_rows: bool = False,
-         columns: tuple[str, ...] | None = None) -> list:
+         columns: tuple[str, ...] | None = None, computed: tuple = ()) -> list:
     """The rows of *model* matching *where*, in *pairs* order, after *marker_row*.
 
     NOTE(plain_rows): a Core row costs a fraction of an ORM instance to load and to read
@@ -158,11 +158,13 @@ def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = N
     on the session's connection: through the session, SQLAlchemy's ORM loading would still
     run one Python call per column of every row. Each becomes a plain_row() tuple, of
     *columns* only when given: the driver decodes every column it is sent (PyMySQL, in
-    Python), so a view reads no column it does not show.
+    Python), so a view reads no column it does not show. Plain rows also hold each (name,
+    expression) of *computed* (built once: it is part of the statement's cache key).
     """
     if marker_row is not None:
         where = [*where, after_marker(pairs, marker_row)]
-    stmt = _plain_select(model.__table__, columns) if plain_rows else sa.select(model)
+    stmt = (_plain_select(model.__table__, columns, computed) if plain_rows
+            else sa.select(model))
     stmt = order_by(stmt.where(*where), pairs)
     if offset:
         stmt = stmt.offset(offset)
@@ -170,24 +172,27 @@ def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = N
         stmt = stmt.limit(limit)
     if not plain_rows:
         return list(s.scalars(stmt))
-    make = plain_row(model.__table__, columns)
+    make = plain_row(model.__table__, columns, tuple(name for name, _ in computed))
     return [make(row) for row in s.connection().execute(stmt)]
 
 
 @functools.cache
-def _plain_select(table: sa.Table, columns: tuple[str, ...] | None) -> sa.Select:
+def _plain_select(table: sa.Table, columns: tuple[str, ...] | None,
+                  computed: tuple = ()) -> sa.Select:
     """NOTE(perf): built once; each page's where() is a copy of it."""
-    return sa.select(*(table.c[name] for name in columns)) if columns else sa.select(table)
+    stmt = sa.select(*(table.c[name] for name in columns)) if columns else sa.select(table)
+    return stmt.add_columns(*(expression.label(name) for name, expression in computed))
 
 
-def plain_row(table: sa.Table, columns: tuple[str, ...] | None = None) -> type:
-    """A tuple type of *table*'s columns (or of *columns*), each also readable by name
-    (row.status).
+def plain_row(table: sa.Table, columns: tuple[str, ...] | None = None,
+              computed: tuple[str, ...] = ()) -> type:
+    """A tuple type of *table*'s columns (or of *columns*), then of the *computed* names,
+    each also readable by name (row.status).
 
     NOTE(perf): reading a column of SQLAlchemy's Row by name costs ten times reading it by
     position; a detail view reads about thirty per row.
     """
-    return _row_type(table, tuple(columns or table.columns.keys()))
+    return _row_type(table, tuple(columns or table.columns.keys()) + computed)
 
 
 @functools.cache

@@ -7,6 +7,7 @@ functions take the model and that column's name, so one rule serves every resour
 import functools
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from cinderlike.db import conditional, id_lists
 from cinderlike.db.models import utcnow
@@ -19,6 +20,31 @@ def _get_statement(model, owner: str, dialect: str):
     return sa.select(table.c[owner], table.c.key, table.c.value).where(
         id_lists.among(table.c[owner], dialect), table.c.deleted.is_(False)).order_by(
         table.c.id)
+
+
+@functools.cache
+def as_object(model, owner: str, owner_id, dialect: str, keys: tuple[str, ...] | None = None):
+    """A column of a listing of the owners (*owner_id*, their id column): the correlated
+    subquery of one owner's live rows (those of *keys* only, when given) as one JSON object,
+    read as a dict (None: no rows).
+
+    NOTE(listing): a page's metadata read with its rows, instead of one more statement that
+    names every id of the page (`= ANY` of 500 ids, which the server parses and plans
+    again at every listing). Built once per table and dialect.
+    """
+    table = model.__table__
+    if dialect == 'postgresql':
+        # NOTE(order): the keys in the rows' order, as get() builds them.
+        aggregate = sa.func.json_object_agg(
+            table.c.key, postgresql.aggregate_order_by(table.c.value, table.c.id))
+    elif dialect == 'sqlite':
+        aggregate = sa.func.json_group_object(table.c.key, table.c.value)
+    else:
+        aggregate = sa.func.json_objectagg(table.c.key, table.c.value)
+    where = [table.c[owner] == owner_id, table.c.deleted.is_(False)]
+    if keys is not None:
+        where.append(table.c.key.in_(keys))
+    return sa.select(sa.type_coerce(aggregate, sa.JSON)).where(*where).scalar_subquery()
 
 
 def get(db, model, owner: str, *, ids: list[str], session=None) -> dict[str, dict[str, str]]:

@@ -320,13 +320,24 @@ def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
             sort: list[tuple[str, str | None]] | None = None,
             sort_aliases: dict[str, str] | None = None,
-            columns: tuple[str, ...] | None = None) -> list[sa.Row]:
+            columns: tuple[str, ...] | None = None, computed: tuple = ()) -> list[sa.Row]:
     """One page of volumes (all projects when *project_id* is None), as read-only rows
-    with the Volume columns (or *columns*) by name; see Listing.get_all."""
+    with the Volume columns (or *columns*) by name, and *computed* (metadata_columns());
+    see Listing.get_all."""
     return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
                            limit=limit, offset=offset, sort=sort,
                            sort_aliases=sort_aliases or {'name': 'display_name'},
-                           columns=columns)
+                           columns=columns, computed=computed)
+
+
+@functools.cache
+def metadata_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
+    """get_all()'s *computed* columns `metadata` and `admin_metadata` (its *admin_keys*
+    only): each volume's live keys as a dict, None when it has none."""
+    owner = Volume.__table__.c.id
+    return (('metadata', db_metadata.as_object(VolumeMetadata, 'volume_id', owner, dialect)),
+            ('admin_metadata', db_metadata.as_object(VolumeAdminMetadata, 'volume_id', owner,
+                                                     dialect, keys=admin_keys)))
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None) -> int:

@@ -126,9 +126,11 @@ class VolumeRenderer:
             host=extended and self._enforcer.allowed(ctx, policy.HOST_ATTRIBUTE_POLICY),
             migration=extended and self._enforcer.allowed(ctx, policy.MIG_ATTRIBUTE_POLICY))
 
-    def details(self, req: falcon.Request, volumes: list, call: view.Call) -> list[dict]:
-        """Detail views of *volumes* with what Cinder adds for *call*."""
-        return self._views(req, volumes, call, self._extras(volumes, call))
+    def details(self, req: falcon.Request, volumes: list, call: view.Call, *,
+                listed: bool = False) -> list[dict]:
+        """Detail views of *volumes* with what Cinder adds for *call*; *listed* rows carry
+        their metadata (db_volumes.metadata_columns)."""
+        return self._views(req, volumes, call, self._extras(volumes, call, listed=listed))
 
     def _views(self, req: falcon.Request, volumes: list, call: view.Call,
                extras: dict[str, view.Extras]) -> list[dict]:
@@ -138,23 +140,32 @@ class VolumeRenderer:
                             see=see, call=call)
                 for v in volumes]
 
-    def _extras(self, volumes: list, call: view.Call) -> dict[str, view.Extras]:
+    def _extras(self, volumes: list, call: view.Call, *,
+                listed: bool = False) -> dict[str, view.Extras]:
         ids = [v.id for v in volumes]
         # NOTE(session): one connection checkout (and pre-ping) for the lookups.
         with self._db.reader() as s:
-            metadata = db_volumes.get_metadata(self._db, volume_ids=ids, session=s)
-            if call.admin_metadata:
-                # NOTE(admin_metadata): read for every caller, as Cinder's
-                # viewable_admin_meta elevates the context for this lookup.
-                admin_metadata = db_volumes.get_metadata(self._db, volume_ids=ids,
-                                                         admin=True, session=s)
-                metadata = {vid: view.visible_metadata(metadata[vid], admin_metadata[vid])
-                            for vid in ids}
+            if listed:
+                metadata = {v.id: view.visible_metadata(
+                    v.metadata or {}, (v.admin_metadata or {}) if call.admin_metadata else {})
+                    for v in volumes}
+            else:
+                metadata = self._metadata(ids, call, s)
             attachments = db_volumes.get_attachments(self._db, volume_ids=ids, session=s)
             names = db_volumes.get_type_names(
                 self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
         return {v.id: view.Extras(metadata[v.id], attachments[v.id],
                                   names.get(v.volume_type_id)) for v in volumes}
+
+    def _metadata(self, ids: list[str], call: view.Call, s) -> dict[str, dict]:
+        metadata = db_volumes.get_metadata(self._db, volume_ids=ids, session=s)
+        if not call.admin_metadata:
+            return metadata
+        # NOTE(admin_metadata): read for every caller, as Cinder's viewable_admin_meta
+        # elevates the context for this lookup.
+        admin_metadata = db_volumes.get_metadata(self._db, volume_ids=ids, admin=True,
+                                                 session=s)
+        return {vid: view.visible_metadata(metadata[vid], admin_metadata[vid]) for vid in ids}
 
     def one(self, req: falcon.Request, volume, call: view.Call) -> dict:
         return {'volume': self.details(req, [volume], call)[0]}
@@ -201,12 +212,15 @@ class Volumes:
         project, filters = volume_filters(ctx, params, version)
         rows = db_volumes.get_all(self._db, project_id=project, filters=filters, marker=marker,
                                   limit=limit, offset=offset, sort=sort,
-                                  columns=view.DETAIL_COLUMNS if detail else view.SUMMARY_COLUMNS)
+                                  columns=view.DETAIL_COLUMNS if detail else view.SUMMARY_COLUMNS,
+                                  computed=db_volumes.metadata_columns(
+                                      self._db.dialect, view.VISIBLE_ADMIN_METADATA)
+                                  if detail else ())
         count = None
         if with_count:
             count = db_volumes.count(self._db, project_id=project, filters=filters)
         links = self._render.links(req)
-        items = (self._render.details(req, rows, view.DETAIL) if detail
+        items = (self._render.details(req, rows, view.DETAIL, listed=True) if detail
                  else [view.summary(v, links=links) for v in rows])
         next_href = links.page_after('volumes/detail' if detail else 'volumes',
                                      dict(req.params), rows, limit=limit, count=count)

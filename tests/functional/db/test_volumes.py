@@ -140,3 +140,24 @@ def test_the_extras_of_many_volumes_come_from_one_lookup_each(db):
         vols[0].id: [], vols[1].id: ['i-1'], vols[2].id: ['i-2'], 'no-such-volume': []}
     many = [_volume(db).id for _ in range(40)]
     assert db_volumes.get_metadata(db, volume_ids=many) == {vid: {} for vid in many}
+
+
+def test_a_listing_reads_each_volumes_metadata_with_its_row(db):
+    """get_all()'s metadata_columns: each row's live keys as a dict in the order they were
+    added (None without any), a deleted key left out, and of the admin metadata only the
+    keys asked for, on PostgreSQL and MariaDB alike."""
+    project = f'listed-{uuid.uuid4().hex[:8]}'
+    vols = [_volume(db, project_id=project, display_name=f'v{i}') for i in range(3)]
+    db_volumes.update_metadata(db, volume_id=vols[0].id, metadata={'z': '1', 'a': '2'})
+    db_volumes.update_metadata(db, volume_id=vols[0].id, metadata={'m': '3'})
+    db_volumes.delete_metadata(db, volume_id=vols[0].id, key='a')
+    db_volumes.update_metadata(db, volume_id=vols[1].id,
+                               metadata={'readonly': 'True', 'hidden': 'x'}, admin=True)
+    rows = db_volumes.get_all(
+        db, project_id=project, sort=[('name', 'asc')], columns=('id', 'display_name'),
+        computed=db_volumes.metadata_columns(db.dialect, ('readonly', 'attached_mode')))
+    assert [(r.display_name, r.metadata, r.admin_metadata) for r in rows] == [
+        ('v0', {'z': '1', 'm': '3'}, None),
+        ('v1', None, {'readonly': 'True'}),
+        ('v2', None, None)]
+    assert list(rows[0].metadata) == ['z', 'm']
