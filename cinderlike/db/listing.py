@@ -117,7 +117,8 @@ class Listing:
                 marker: str | None = None, limit: int | None = None,
                 offset: int | None = None, sort: list[tuple[str, str | None]] | None = None,
                 sort_aliases: dict[str, str] | None = None,
-                columns: tuple[str, ...] | None = None, computed: tuple = ()) -> list:
+                columns: tuple[str, ...] | None = None, computed: tuple = (),
+                session=None) -> list:
         """One page of rows (every project's when *project_id* is None); plain rows hold
         only *columns* when given, then each (name, expression) of *computed*.
 
@@ -128,7 +129,7 @@ class Listing:
         where = self.scope(project_id, filters)
         if where is None or limit == 0:
             return []
-        with db.reader() as s:
+        with db.reader(session) as s:
             marker_row = None
             if marker is not None:
                 marker_row = s.scalars(sa.select(self.model).where(

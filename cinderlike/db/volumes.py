@@ -320,24 +320,31 @@ def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
             sort: list[tuple[str, str | None]] | None = None,
             sort_aliases: dict[str, str] | None = None,
-            columns: tuple[str, ...] | None = None, computed: tuple = ()) -> list[sa.Row]:
+            columns: tuple[str, ...] | None = None, computed: tuple = (),
+            session=None) -> list[sa.Row]:
     """One page of volumes (all projects when *project_id* is None), as read-only rows
-    with the Volume columns (or *columns*) by name, and *computed* (metadata_columns());
+    with the Volume columns (or *columns*) by name, and *computed* (detail_columns());
     see Listing.get_all."""
     return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
                            limit=limit, offset=offset, sort=sort,
                            sort_aliases=sort_aliases or {'name': 'display_name'},
-                           columns=columns, computed=computed)
+                           columns=columns, computed=computed, session=session)
 
 
 @functools.cache
-def metadata_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
-    """get_all()'s *computed* columns `metadata` and `admin_metadata` (its *admin_keys*
-    only): each volume's live keys as a dict, None when it has none."""
+def detail_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
+    """get_all()'s *computed* columns for detail views: `metadata` and `admin_metadata` (its
+    *admin_keys* only), each volume's live keys as a dict (None when it has none), and
+    `attached`, whether get_attachments() would find any."""
     owner = Volume.__table__.c.id
+    attachments = VolumeAttachment.__table__
+    attached = sa.exists().where(
+        attachments.c.volume_id == owner, attachments.c.deleted.is_(False),
+        attachments.c.attach_status == states.AttachStatus.ATTACHED)
     return (('metadata', db_metadata.as_object(VolumeMetadata, 'volume_id', owner, dialect)),
             ('admin_metadata', db_metadata.as_object(VolumeAdminMetadata, 'volume_id', owner,
-                                                     dialect, keys=admin_keys)))
+                                                     dialect, keys=admin_keys)),
+            ('attached', attached))
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None) -> int:

@@ -126,36 +126,41 @@ class VolumeRenderer:
             host=extended and self._enforcer.allowed(ctx, policy.HOST_ATTRIBUTE_POLICY),
             migration=extended and self._enforcer.allowed(ctx, policy.MIG_ATTRIBUTE_POLICY))
 
-    def details(self, req: falcon.Request, volumes: list, call: view.Call, *,
-                listed: bool = False) -> list[dict]:
-        """Detail views of *volumes* with what Cinder adds for *call*; *listed* rows carry
-        their metadata (db_volumes.metadata_columns)."""
-        return self._views(req, volumes, call, self._extras(volumes, call, listed=listed))
+    def details(self, req: falcon.Request, volumes: list, call: view.Call) -> list[dict]:
+        """Detail views of *volumes* with what Cinder adds for *call*."""
+        return self.views(req, volumes, call, self._read_extras(volumes, call))
 
-    def _views(self, req: falcon.Request, volumes: list, call: view.Call,
-               extras: dict[str, view.Extras]) -> list[dict]:
+    def _read_extras(self, volumes: list, call: view.Call) -> dict[str, view.Extras]:
+        # NOTE(session): one connection checkout (and pre-ping) for the lookups.
+        with self._db.reader() as s:
+            return self._extras(volumes, self._metadata([v.id for v in volumes], call, s), s)
+
+    def listed_extras(self, rows: list, s) -> dict[str, view.Extras]:
+        """The extras of a detail listing's *rows*, read with db_volumes.detail_columns():
+        the metadata came with them; attachments are looked up only for attached ones."""
+        metadata = {v.id: view.visible_metadata(v.metadata or {}, v.admin_metadata or {})
+                    for v in rows}
+        return self._extras([v for v in rows if v.attached], metadata, s, every=rows)
+
+    def views(self, req: falcon.Request, volumes: list, call: view.Call,
+              extras: dict[str, view.Extras]) -> list[dict]:
         see = self._visibility(req.context.ctx, call)
         links = self.links(req)
         return [view.detail(v, extras[v.id], version=req.context.api_version, links=links,
                             see=see, call=call)
                 for v in volumes]
 
-    def _extras(self, volumes: list, call: view.Call, *,
-                listed: bool = False) -> dict[str, view.Extras]:
-        ids = [v.id for v in volumes]
-        # NOTE(session): one connection checkout (and pre-ping) for the lookups.
-        with self._db.reader() as s:
-            if listed:
-                metadata = {v.id: view.visible_metadata(
-                    v.metadata or {}, (v.admin_metadata or {}) if call.admin_metadata else {})
-                    for v in volumes}
-            else:
-                metadata = self._metadata(ids, call, s)
-            attachments = db_volumes.get_attachments(self._db, volume_ids=ids, session=s)
-            names = db_volumes.get_type_names(
-                self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
-        return {v.id: view.Extras(metadata[v.id], attachments[v.id],
-                                  names.get(v.volume_type_id)) for v in volumes}
+    def _extras(self, attached: list, metadata: dict[str, dict], s, *,
+                every: list | None = None) -> dict[str, view.Extras]:
+        """Extras of *every* volume (*attached*, those that may have attachments, when not
+        given); *metadata* by id as the views show it."""
+        every = attached if every is None else every
+        attachments = db_volumes.get_attachments(
+            self._db, volume_ids=[v.id for v in attached], session=s)
+        names = db_volumes.get_type_names(
+            self._db, type_ids={v.volume_type_id for v in every}, session=s)
+        return {v.id: view.Extras(metadata[v.id], attachments.get(v.id, []),
+                                  names.get(v.volume_type_id)) for v in every}
 
     def _metadata(self, ids: list[str], call: view.Call, s) -> dict[str, dict]:
         metadata = db_volumes.get_metadata(self._db, volume_ids=ids, session=s)
@@ -173,7 +178,7 @@ class VolumeRenderer:
     def legacy(self, req: falcon.Request, volume) -> dict:
         """Cinder's legacy_detail (what POST /manageable_volumes answers): the 3.0 fields
         whatever the request's microversion, visible admin metadata, no extensions."""
-        extras = self._extras([volume], view.UPDATE)[volume.id]
+        extras = self._read_extras([volume], view.UPDATE)[volume.id]
         shown = view.detail(volume, extras, version=mv.APIVersion.parse(mv.BASE),
                             links=self.links(req), see=self._visibility(req.context.ctx,
                                                                           view.UPDATE),
@@ -187,7 +192,7 @@ class VolumeRenderer:
         so nothing is read back (three SELECTs per create).
         """
         extras = view.Extras(dict(metadata), [], type_name)
-        return {'volume': self._views(req, [volume], view.CREATE, {volume.id: extras})[0]}
+        return {'volume': self.views(req, [volume], view.CREATE, {volume.id: extras})[0]}
 
 
 class Volumes:
@@ -210,17 +215,21 @@ class Volumes:
                       and listing.bool_param(params, 'with_count'))
         params.pop('with_count', None)
         project, filters = volume_filters(ctx, params, version)
-        rows = db_volumes.get_all(self._db, project_id=project, filters=filters, marker=marker,
-                                  limit=limit, offset=offset, sort=sort,
-                                  columns=view.DETAIL_COLUMNS if detail else view.SUMMARY_COLUMNS,
-                                  computed=db_volumes.metadata_columns(
-                                      self._db.dialect, view.VISIBLE_ADMIN_METADATA)
-                                  if detail else ())
+        with self._db.reader() as s:
+            rows = db_volumes.get_all(
+                self._db, project_id=project, filters=filters, marker=marker, limit=limit,
+                offset=offset, sort=sort,
+                columns=view.DETAIL_COLUMNS if detail else view.SUMMARY_COLUMNS,
+                computed=db_volumes.detail_columns(self._db.dialect,
+                                                   view.VISIBLE_ADMIN_METADATA) if detail else (),
+                session=s)
+            # NOTE(session): a detail page's lookups in the page's read transaction.
+            extras = self._render.listed_extras(rows, s) if detail else None
         count = None
         if with_count:
             count = db_volumes.count(self._db, project_id=project, filters=filters)
         links = self._render.links(req)
-        items = (self._render.details(req, rows, view.DETAIL, listed=True) if detail
+        items = (self._render.views(req, rows, view.DETAIL, extras) if detail
                  else [view.summary(v, links=links) for v in rows])
         next_href = links.page_after('volumes/detail' if detail else 'volumes',
                                      dict(req.params), rows, limit=limit, count=count)

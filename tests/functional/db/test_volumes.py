@@ -143,9 +143,10 @@ def test_the_extras_of_many_volumes_come_from_one_lookup_each(db):
 
 
 def test_a_listing_reads_each_volumes_metadata_with_its_row(db):
-    """get_all()'s metadata_columns: each row's live keys as a dict in the order they were
-    added (None without any), a deleted key left out, and of the admin metadata only the
-    keys asked for, on PostgreSQL and MariaDB alike."""
+    """get_all()'s detail_columns: each row's live keys as a dict in the order they were
+    added (None without any), a deleted key left out, of the admin metadata only the keys
+    asked for, and whether the volume has an attached attachment (a detached one does not
+    count), on PostgreSQL and MariaDB alike."""
     project = f'listed-{uuid.uuid4().hex[:8]}'
     vols = [_volume(db, project_id=project, display_name=f'v{i}') for i in range(3)]
     db_volumes.update_metadata(db, volume_id=vols[0].id, metadata={'z': '1', 'a': '2'})
@@ -153,11 +154,16 @@ def test_a_listing_reads_each_volumes_metadata_with_its_row(db):
     db_volumes.delete_metadata(db, volume_id=vols[0].id, key='a')
     db_volumes.update_metadata(db, volume_id=vols[1].id,
                                metadata={'readonly': 'True', 'hidden': 'x'}, admin=True)
+    with db.writer() as s:
+        s.add_all([VolumeAttachment(id=str(uuid.uuid4()), volume_id=vid, attach_status=status,
+                                    instance_uuid='i-1')
+                   for vid, status in [(vols[1].id, 'attached'), (vols[2].id, 'detached')]])
     rows = db_volumes.get_all(
         db, project_id=project, sort=[('name', 'asc')], columns=('id', 'display_name'),
-        computed=db_volumes.metadata_columns(db.dialect, ('readonly', 'attached_mode')))
-    assert [(r.display_name, r.metadata, r.admin_metadata) for r in rows] == [
-        ('v0', {'z': '1', 'm': '3'}, None),
-        ('v1', None, {'readonly': 'True'}),
-        ('v2', None, None)]
+        computed=db_volumes.detail_columns(db.dialect, ('readonly', 'attached_mode')))
+    assert [(r.display_name, r.metadata, r.admin_metadata, bool(r.attached))
+            for r in rows] == [
+        ('v0', {'z': '1', 'm': '3'}, None, False),
+        ('v1', None, {'readonly': 'True'}, True),
+        ('v2', None, None, False)]
     assert list(rows[0].metadata) == ['z', 'm']
