@@ -434,9 +434,12 @@ def get_attachments(db, *, volume_ids: list[str],
     return found
 
 
-# NOTE(perf): built once, bound at execution (the delete of every volume reads it).
-_TYPE_NAMES = sa.select(VolumeType.id, VolumeType.name).where(
-    VolumeType.id.in_(sa.bindparam('ids', expanding=True)))
+@functools.cache
+def _type_names_statement(dialect: str):
+    """NOTE(perf): built once per dialect, bound at execution (the delete of every volume
+    and every detail listing read it)."""
+    return sa.select(VolumeType.id, VolumeType.name).where(
+        id_lists.among(VolumeType.id, dialect))
 
 
 def get_type_names(db, *, type_ids: set[str], session=None) -> dict[str, str]:
@@ -444,4 +447,6 @@ def get_type_names(db, *, type_ids: set[str], session=None) -> dict[str, str]:
     if not type_ids:
         return {}
     with db.reader(session) as s:
-        return dict(s.execute(_TYPE_NAMES, {'ids': sorted(type_ids)}).all())
+        s.flush()  # what the session holds goes first, as its autoflush would
+        return dict(s.connection().execute(_type_names_statement(db.dialect),
+                                           {'ids': sorted(type_ids)}).all())

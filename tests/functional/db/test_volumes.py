@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 from cinderlike import exception
+from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Snapshot, Volume, VolumeAttachment
 from tests.fixtures.race import race
@@ -167,3 +168,13 @@ def test_a_listing_reads_each_volumes_metadata_with_its_row(db):
         ('v1', None, {'readonly': 'True'}, True),
         ('v2', None, None, False)]
     assert list(rows[0].metadata) == ['z', 'm']
+
+
+def test_type_names_of_several_types_deleted_ones_included(db):
+    """get_type_names binds its ids as one array on PostgreSQL (an expanding IN elsewhere):
+    each id found gets its name, a deleted type's too (a volume keeps its type); an unknown
+    id none."""
+    live, gone = (db_types.create(db, name=f'names-{uuid.uuid4().hex[:8]}') for _ in range(2))
+    db_types.destroy(db, type_id=gone.id, conf_default_name='__DEFAULT__')
+    assert db_volumes.get_type_names(db, type_ids={live.id, gone.id, 'no-such-type'}) == {
+        live.id: live.name, gone.id: gone.name}
