@@ -277,7 +277,8 @@ _TYPE_QOS = sa.select(VolumeType.qos_specs_id).where(
 
 def _live_type_qos(session, type_id) -> tuple[bool, str | None]:
     """(the live type exists, the live QoS specs it points at or None)."""
-    row = session.execute(_TYPE_QOS, {'type_id': type_id}).first()
+    session.flush()  # what the session holds goes first, as its autoflush would
+    row = session.connection().execute(_TYPE_QOS, {'type_id': type_id}).first()
     if row is None:
         return False, None
     if row.qos_specs_id is None or _root(session, row.qos_specs_id) is None:
