@@ -12,6 +12,7 @@ import signal
 import threading
 import time
 
+import psutil
 import sqlalchemy as sa
 
 from cinderlike.db import engine
@@ -90,6 +91,17 @@ class Database:
         with self.db.reader() as s:
             return s.scalar(sa.select(Service.id).where(Service.host == host,
                                                         Service.deleted.is_(False)))
+
+    @property
+    def server_port(self) -> int:
+        return self.db.engine.url.port or 5432
+
+    def sessions_from(self, ports) -> int:
+        """How many of the PostgreSQL server's sessions come from the client *ports*."""
+        with self.db.reader() as s:
+            return s.scalar(sa.text(
+                'SELECT count(*) FROM pg_stat_activity WHERE client_port = ANY(:ports)'),
+                {'ports': sorted(ports)})
 
     def held(self, service_id) -> dict[str, str]:
         """{volume id: status} of the workers rows *service_id* holds."""
@@ -231,13 +243,31 @@ def signal_group(daemon, signum) -> None:
     os.killpg(daemon.proc.pid, signum)
 
 
+def kill(stack, db, label) -> float:
+    """kill -9 of member *label*'s process group; returns the monotonic time of the kill once
+    the member has exited and the database has closed its connections.
+
+    NOTE(in_flight): a COMMIT the member sent just before it died still lands (the server
+    runs it, then finds the client gone), so what it holds is read only after that.
+    """
+    daemon = stack.daemons[label]
+    parent = psutil.Process(daemon.proc.pid)
+    ports = {conn.laddr.port for proc in (parent, *parent.children(recursive=True))
+             for conn in proc.net_connections('tcp')
+             if conn.raddr and conn.raddr.port == db.server_port}
+    signal_group(daemon, signal.SIGKILL)
+    killed = time.monotonic()
+    daemon.proc.wait(30)
+    wait_for(lambda: not db.sessions_from(ports), timeout=30,
+             what=f'the database to close the connections of {label}')
+    return killed
+
+
 def kill_and_time(stack, db, label) -> tuple[dict[str, str], float]:
     """kill -9 of member *label*; returns ({volume id: status} of what it held, seconds from
     the kill until the last of those settled)."""
     victim = db.service_id(member_host(stack, label))
-    signal_group(stack.daemons[label], signal.SIGKILL)
-    killed = time.monotonic()
-    stack.daemons[label].proc.wait(30)
+    killed = kill(stack, db, label)
     held = list(db.held(victim))
     settled = wait_settled(db, held)
     return settled, time.monotonic() - killed

@@ -117,7 +117,7 @@ def test_workers_cleanup_api_settles_a_dead_member(make_stack):
     stack, db = make_stack(auto_cleanup=False)
     dead = _ids(stack, db, 'volume-a')
     failover.load(stack, db, creates=4, deletes=4, victim_id=dead)
-    failover.signal_group(stack.daemons['volume-a'], signal.SIGKILL)
+    failover.kill(stack, db, 'volume-a')
     held = db.held(dead)
     host = failover.member_host(stack, 'volume-a')
     wait_for(lambda: stack.services().get(('cinder-volume', host), {}).get('state') == 'down',
