@@ -138,8 +138,7 @@ def claim(db, *, pool: str, size_gb: float, max_gb: float | None = None, session
         params['max_gb'] = max_gb
     stmt = _claim_statement(max_gb is not None, clause)
     with db.writer(session) as s:
-        s.flush()  # NOTE(perf): a Core statement built once; the session's work goes first
-        count = s.connection().execute(stmt, params).rowcount
+        count = conditional.run(s, stmt, params)
     if count:
         LOG.debug('Claimed %(size)s GB on pool %(pool)s', {'size': size_gb, 'pool': pool})
     return bool(count)

@@ -140,7 +140,7 @@ class VolumeRenderer:
         the metadata came with them; attachments are looked up only for attached ones."""
         metadata = {v.id: view.visible_metadata(v.metadata or {}, v.admin_metadata or {})
                     for v in rows}
-        return self._extras([v for v in rows if v.attached], metadata, s, every=rows)
+        return self._extras(rows, metadata, s, attached=[v for v in rows if v.attached])
 
     def views(self, req: falcon.Request, volumes: list, call: view.Call,
               extras: dict[str, view.Extras]) -> list[dict]:
@@ -150,17 +150,17 @@ class VolumeRenderer:
                             see=see, call=call)
                 for v in volumes]
 
-    def _extras(self, attached: list, metadata: dict[str, dict], s, *,
-                every: list | None = None) -> dict[str, view.Extras]:
-        """Extras of *every* volume (*attached*, those that may have attachments, when not
-        given); *metadata* by id as the views show it."""
-        every = attached if every is None else every
+    def _extras(self, volumes: list, metadata: dict[str, dict], s, *,
+                attached: list | None = None) -> dict[str, view.Extras]:
+        """Extras of *volumes*, their *metadata* by id as the views show it; attachments
+        are looked up for *attached* only (those that may have some; all when not given)."""
         attachments = db_volumes.get_attachments(
-            self._db, volume_ids=[v.id for v in attached], session=s)
+            self._db, volume_ids=[v.id for v in (volumes if attached is None else attached)],
+            session=s)
         names = db_volumes.get_type_names(
-            self._db, type_ids={v.volume_type_id for v in every}, session=s)
+            self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
         return {v.id: view.Extras(metadata[v.id], attachments.get(v.id, []),
-                                  names.get(v.volume_type_id)) for v in every}
+                                  names.get(v.volume_type_id)) for v in volumes}
 
     def _metadata(self, ids: list[str], call: view.Call, s) -> dict[str, dict]:
         metadata = db_volumes.get_metadata(self._db, volume_ids=ids, session=s)
