@@ -59,8 +59,30 @@ def _children_statement(model, key: str):
     once per child table (NOTE(perf), as _get_statement)."""
     table = model.__table__
     return sa.update(table).where(table.c[key] == sa.bindparam('row_id'),
-                                  table.c.deleted.is_(False)).values(
-        deleted=True, deleted_at=sa.bindparam('at'))
+                                  table.c.deleted.is_(False)).values(_soft_delete_values())
+
+
+def _soft_delete_values() -> dict:
+    return {'deleted': True, 'deleted_at': sa.bindparam('at'), 'updated_at': sa.bindparam('at')}
+
+
+def _with_children(update: sa.Update, model, children) -> sa.Select:
+    """PostgreSQL: *update* (a row's destroy) and the soft-delete of its *children* as one
+    statement, data-modifying CTEs, selecting how many rows *update* destroyed.
+
+    NOTE(perf): a volume's destroy and its two metadata tables were three statements, so
+    three round trips in a delete's settle. The children are soft-deleted only with a row
+    *update* destroyed (its RETURNING), as when they ran after it; like them, they see the
+    metadata committed before the statement (no metadata write locks the owner's row).
+    """
+    destroyed = update.returning(model.id).cte('destroyed')
+    stmt = sa.select(sa.func.count()).select_from(destroyed)
+    for index, (child, key) in enumerate(children):
+        table = child.__table__
+        stmt = stmt.add_cte(sa.update(table).where(
+            table.c[key].in_(sa.select(destroyed.c.id)), table.c.deleted.is_(False))
+            .values(_soft_delete_values()).cte(f'children_{index}'))
+    return stmt
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,23 +268,29 @@ class Machine:
         *action*'s in-progress status, when given); False otherwise."""
         now = utcnow()
         in_progress = self.table[action].in_progress if action else None
+        at_once = bool(self.children) and db.dialect == 'postgresql'
 
         def build(new, more):
             clauses = [*_live_clauses(self.model, False), *more]
             if in_progress:
                 clauses.append(self._status() == in_progress)
-            return conditional.statement(self.model, where=clauses, values={
+            update = conditional.statement(self.model, where=clauses, values={
                 'deleted': True, 'updated_at': self.model.updated_at, self.column: DELETED,
                 **new})
-        update, params = self._update(('destroy', in_progress), build,
-                                      {'deleted_at': now, **(values or {})}, where)
-        params['row_id'] = row_id
+            return _with_children(update, self.model, self.children) if at_once else update
+        stmt, params = self._update(('destroy', in_progress, at_once), build,
+                                    {'deleted_at': now, **(values or {})}, where)
+        params.update(row_id=row_id, at=now)
         with db.writer(session) as s:
-            if not conditional.run(s, update, params):
-                return False
-            for model, key in self.children:
-                s.connection().execute(_children_statement(model, key),
-                                       {'row_id': row_id, 'at': now})
+            if at_once:
+                s.flush()  # what the session holds goes first, as conditional.run does
+                if not s.connection().execute(stmt, params).scalar():
+                    return False
+            else:
+                if not conditional.run(s, stmt, params):
+                    return False
+                for model, key in self.children:
+                    s.connection().execute(_children_statement(model, key), params)
         LOG.info('%s %s destroyed', self.name, row_id)
         return True
 

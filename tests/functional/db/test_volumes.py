@@ -8,11 +8,18 @@ matches its expected state, and the other gets Cinder's InvalidVolume 400.
 import uuid
 
 import pytest
+import sqlalchemy as sa
 
 from cinderlike import exception
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Snapshot, Volume, VolumeAttachment
+from cinderlike.db.models import (
+    Snapshot,
+    Volume,
+    VolumeAdminMetadata,
+    VolumeAttachment,
+    VolumeMetadata,
+)
 from tests.fixtures.race import race
 
 
@@ -178,3 +185,51 @@ def test_type_names_of_several_types_deleted_ones_included(db):
     db_types.destroy(db, type_id=gone.id, conf_default_name='__DEFAULT__')
     assert db_volumes.get_type_names(db, type_ids={live.id, gone.id, 'no-such-type'}) == {
         live.id: live.name, gone.id: gone.name}
+
+
+def _metadata_rows(db, model, volume_id):
+    with db.reader() as s:
+        return {r.key: (r.deleted, r.deleted_at) for r in s.scalars(
+            sa.select(model).where(model.volume_id == volume_id))}
+
+
+def test_a_destroy_soft_deletes_the_metadata_only_with_the_row(db):
+    """MACHINE.destroy: a lost CAS (the row not in `deleting`) leaves the row and its
+    metadata live; a won one soft-deletes both metadata tables' live keys at the row's
+    deleted_at (on PostgreSQL in one statement with the row's UPDATE), a key deleted
+    before keeping its own deleted_at, and another volume's metadata untouched."""
+    volume, other = _volume(db, status='deleting'), _volume(db, status='deleting')
+    for vid in (volume.id, other.id):
+        db_volumes.update_metadata(db, volume_id=vid, metadata={'a': '1', 'b': '2'})
+        db_volumes.update_metadata(db, volume_id=vid, metadata={'readonly': 'True'},
+                                   admin=True)
+    db_volumes.delete_metadata(db, volume_id=volume.id, key='b')
+    (_, earlier), = [v for k, v in _metadata_rows(db, VolumeMetadata, volume.id).items()
+                     if k == 'b']
+
+    assert db_volumes.MACHINE.destroy(db, row_id=volume.id, action='delete',
+                                      where=[Volume.host.is_(None)]) is False
+    assert db_volumes.get(db, volume_id=volume.id).status == 'deleting'
+    assert _metadata_rows(db, VolumeMetadata, volume.id)['a'] == (False, None)
+
+    statements = []
+
+    def record(*args):
+        statements.append(args[2])
+    sa.event.listen(db.engine, 'before_cursor_execute', record)
+    try:
+        assert db_volumes.MACHINE.destroy(db, row_id=volume.id, action='delete') is True
+    finally:
+        sa.event.remove(db.engine, 'before_cursor_execute', record)
+    assert len(statements) == (1 if db.dialect == 'postgresql' else 3)
+    with db.reader() as s:
+        gone = s.get(Volume, volume.id)
+    assert (gone.deleted, gone.status) == (True, 'deleted')
+    assert _metadata_rows(db, VolumeMetadata, volume.id) == {
+        'a': (True, gone.deleted_at), 'b': (True, earlier)}
+    assert _metadata_rows(db, VolumeAdminMetadata, volume.id) == {
+        'readonly': (True, gone.deleted_at)}
+    assert db_volumes.get_metadata(db, volume_ids=[other.id])[other.id] == {'a': '1', 'b': '2'}
+    assert db_volumes.get_metadata(db, volume_ids=[other.id], admin=True)[other.id] == {
+        'readonly': 'True'}
+    assert db_volumes.MACHINE.destroy(db, row_id=volume.id, action='delete') is False
