@@ -2,6 +2,8 @@
 
 import sqlalchemy as sa
 
+from cinderlike.db import engine as db_engine
+
 
 def statement(model, *, values, where) -> sa.Update:
     """UPDATE model SET values WHERE all(where), its SET clauses in a MySQL-safe order."""
@@ -20,8 +22,7 @@ def run(session, stmt: sa.Update, params: dict | None = None) -> int:
     bulk-update machinery (no instances are synchronised anyway); what the session holds
     unsent goes first, as its autoflush would.
     """
-    session.flush()
-    return session.connection().execute(stmt, params).rowcount
+    return db_engine.execute(session, stmt, params).rowcount
 
 
 def update(session, model, *, values, where) -> int:

@@ -18,6 +18,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.db import conditional, serializable, volume_types
+from cinderlike.db import engine as db_engine
 from cinderlike.db.models import Encryption, Volume, utcnow
 
 LOG = logging.getLogger(__name__)
@@ -75,9 +76,8 @@ def get(db, *, type_id: str, session=None, for_share: bool = False) -> Encryptio
     committed row whatever the transaction read before, and holds it until the caller ends.
     """
     with db.reader(session) as s:
-        s.flush()  # what the session holds goes first, as its autoflush would
-        row = s.connection().execute(_GET_FOR_SHARE if for_share else _GET,
-                                     {'type_id': type_id}).first()
+        row = db_engine.execute(s, _GET_FOR_SHARE if for_share else _GET,
+                                {'type_id': type_id}).first()
         return None if row is None else _record(row)
 
 

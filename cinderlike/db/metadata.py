@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from cinderlike.db import conditional, id_lists
+from cinderlike.db import engine as db_engine
 from cinderlike.db.models import utcnow
 
 
@@ -53,8 +54,7 @@ def get(db, model, owner: str, *, ids: list[str], session=None) -> dict[str, dic
     if not ids:
         return found
     with db.reader(session) as s:
-        s.flush()  # what the session holds goes first, as its autoflush would
-        rows = s.connection().execute(_get_statement(model, owner, db.dialect), {'ids': ids})
+        rows = db_engine.execute(s, _get_statement(model, owner, db.dialect), {'ids': ids})
         for owner_id, key, value in rows:
             found[owner_id][key] = value
     return found

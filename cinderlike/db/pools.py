@@ -13,6 +13,7 @@ from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike.db import conditional
+from cinderlike.db import engine as db_engine
 from cinderlike.db import replication as db_replication
 from cinderlike.db.models import Pool, Volume, utcnow
 from cinderlike.states import volumes as states
@@ -178,9 +179,8 @@ def release(db, *, pool: str | None, size_gb: float, session=None) -> bool:
     if not pool or not size_gb:
         return False
     with db.writer(session) as s:
-        s.flush()  # NOTE(perf): a Core statement built once; the session's work goes first
-        count = s.connection().execute(_RELEASE, {'pool_name': pool, 'gb': size_gb,
-                                                  'at': utcnow()}).rowcount
+        count = db_engine.execute(s, _RELEASE, {'pool_name': pool, 'gb': size_gb,
+                                                'at': utcnow()}).rowcount
     if count:
         LOG.debug('Released %(size)s GB on pool %(pool)s', {'size': size_gb, 'pool': pool})
     return bool(count)

@@ -13,6 +13,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.db import conditional, listing, serializable
+from cinderlike.db import engine as db_engine
 from cinderlike.db.models import QualityOfServiceSpecs as QoS
 from cinderlike.db.models import VolumeType, utcnow
 
@@ -277,8 +278,7 @@ _TYPE_QOS = sa.select(VolumeType.qos_specs_id).where(
 
 def _live_type_qos(session, type_id) -> tuple[bool, str | None]:
     """(the live type exists, the live QoS specs it points at or None)."""
-    session.flush()  # what the session holds goes first, as its autoflush would
-    row = session.connection().execute(_TYPE_QOS, {'type_id': type_id}).first()
+    row = db_engine.execute(session, _TYPE_QOS, {'type_id': type_id}).first()
     if row is None:
         return False, None
     if row.qos_specs_id is None or _root(session, row.qos_specs_id) is None:

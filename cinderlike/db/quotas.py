@@ -6,6 +6,7 @@ reservation bookkeeping that must be atomic lives in db/reservations.py.
 
 import sqlalchemy as sa
 
+from cinderlike.db import engine as db_engine
 from cinderlike.db.conditional import update as cas_update
 from cinderlike.db.models import (
     Backup,
@@ -42,9 +43,8 @@ def get_limits(db, *, project_id: str | None, class_name: str | None,
     """(the project's own limits, quota class *class_name*'s), by resource, in one read;
     hard_limit NULL reads as -1 (unlimited), and a None owner has none."""
     with db.reader(session) as s:
-        s.flush()  # what the session holds goes first, as its autoflush would
-        rows = s.connection().execute(_LIMITS, {'project_id': project_id,
-                                                'class_name': class_name})
+        rows = db_engine.execute(s, _LIMITS, {'project_id': project_id,
+                                              'class_name': class_name})
         limits: tuple[dict[str, int], dict[str, int]] = ({}, {})
         for own, _id, resource, limit in rows:
             limits[0 if own else 1][resource] = -1 if limit is None else limit

@@ -8,6 +8,7 @@ from oslo_log import log as logging
 
 from cinderlike import exception
 from cinderlike.db import conditional
+from cinderlike.db import engine as db_engine
 from cinderlike.db import services as db_services
 from cinderlike.db.models import Cluster, Service, utcnow
 from cinderlike.db.services import host_level
@@ -54,9 +55,8 @@ def is_frozen(db, *, host: str | None, cluster_name: str | None, session=None) -
     """Cinder's is_backend_frozen (see _backend_of)."""
     clustered, name = _backend_of(host=host, cluster_name=cluster_name)
     with db.reader(session) as s:
-        s.flush()  # the session's work goes first, as its autoflush would
-        return bool(s.connection().execute(_IS_FROZEN[clustered],
-                                           {'frozen_name': name}).scalar())
+        return bool(db_engine.execute(s, _IS_FROZEN[clustered],
+                                      {'frozen_name': name}).scalar())
 
 
 def assert_not_frozen(db, *, host: str | None, cluster_name: str | None,

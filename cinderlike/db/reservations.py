@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike import exception
+from cinderlike.db import engine as db_engine
 from cinderlike.db import serializable
 from cinderlike.db.models import QuotaUsage, Reservation, utcnow
 
@@ -96,9 +97,8 @@ _LOCK_USAGES = (sa.select(*(_USAGES.c[field.name] for field in dataclasses.field
 
 def _lock_usages(s, project_id: str, resources: list[str]) -> dict[str, _Usage]:
     """The usage rows of *resources*, locked until the transaction ends."""
-    s.flush()  # what the session holds goes first, as its autoflush would
-    return {row.resource: _Usage(*row) for row in s.connection().execute(
-        _LOCK_USAGES, {'project_id': project_id, 'resources': list(resources)})}
+    return {row.resource: _Usage(*row) for row in db_engine.execute(
+        s, _LOCK_USAGES, {'project_id': project_id, 'resources': list(resources)})}
 
 
 @functools.cache
@@ -130,8 +130,7 @@ def _write_usages(s, usages) -> None:
         params.update({f'id_{i}': usage.id, f'in_use_{i}': usage.in_use,
                        f'reserved_{i}': usage.reserved,
                        f'until_refresh_{i}': usage.until_refresh})
-    s.flush()  # what the session holds goes first, as a session execute would flush it
-    s.connection().execute(_write_usages_statement(len(usages)), params)
+    db_engine.execute(s, _write_usages_statement(len(usages)), params)
 
 
 def _per_resource(name: str, count: int):
@@ -210,9 +209,8 @@ def _add_in_use(s, project_id: str, resources: list[str], deltas: dict[str, int]
                 limits: dict[str, int]) -> bool:
     """Add positive *deltas* to in_use in one UPDATE; False when some row is missing, needs
     a recount or would pass its limit (that UPDATE's changes must then be rolled back)."""
-    s.flush()  # what the session holds goes first, as a session execute would flush it
-    return s.connection().execute(
-        _add_in_use_statement(len(resources), _locks_in_scan_order(s)),
+    return db_engine.execute(
+        s, _add_in_use_statement(len(resources), _locks_in_scan_order(s)),
         _per_resource_params(project_id, resources, delta=deltas, limit=limits),
     ).rowcount == len(resources)
 
@@ -437,8 +435,7 @@ def release(db, *, project_id: str, deltas: dict[str, int], session=None) -> Non
     params = _per_resource_params(project_id, resources, delta=deltas)
 
     def work(s):
-        s.flush()  # what the session holds goes first, as a session execute would flush it
-        s.connection().execute(
-            _release_statement(len(resources), _locks_in_scan_order(s)), params)
+        db_engine.execute(
+            s, _release_statement(len(resources), _locks_in_scan_order(s)), params)
     _in_transaction(db, session, work)
 

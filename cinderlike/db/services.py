@@ -7,6 +7,7 @@ import sqlalchemy as sa
 
 from cinderlike import exception
 from cinderlike.db import conditional
+from cinderlike.db import engine as db_engine
 from cinderlike.db.models import Cluster, Service, utcnow
 
 # Cinder's binary names: tools that filter os-services on them work unchanged.
@@ -118,8 +119,7 @@ _ZONES = sa.select(Service.availability_zone).distinct().where(
 def availability_zones(db, *, binary: str, session=None) -> set[str]:
     """The zones of the live services of *binary*."""
     with db.reader(session) as s:
-        s.flush()  # what the session holds goes first, as its autoflush would
-        return set(s.connection().execute(_ZONES, {'binary': binary}).scalars())
+        return set(db_engine.execute(s, _ZONES, {'binary': binary}).scalars())
 
 
 def set_disabled(db, *, host, binary, disabled: bool, reason=None) -> list[Service]:

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from cinderlike.db import conditional
+from cinderlike.db import engine as db_engine
 from cinderlike.db import replication as db_replication
 from cinderlike.db.models import utcnow
 from cinderlike.states.machine import ANY, DELETED, PREVIOUS, Transition
@@ -195,8 +196,7 @@ class Machine:
                 # so the UPDATE's subqueries see what a writer holding the lock committed
                 # (PostgreSQL re-checks a waited-for row without re-running subqueries).
                 # What the session holds unsent goes first, as the ORM's autoflush would.
-                s.flush()
-                s.connection().execute(lock_statement(self.model), params)
+                db_engine.execute(s, lock_statement(self.model), params)
             count = conditional.run(s, update, params)
             # NOTE(populate_existing): one SELECT reads the row as now stored, also over an
             # instance the session loaded before the UPDATE.
@@ -283,8 +283,7 @@ class Machine:
         params.update(row_id=row_id, at=now)
         with db.writer(session) as s:
             if at_once:
-                s.flush()  # what the session holds goes first, as conditional.run does
-                if not s.connection().execute(stmt, params).scalar():
+                if not db_engine.execute(s, stmt, params).scalar():
                     return False
             else:
                 if not conditional.run(s, stmt, params):

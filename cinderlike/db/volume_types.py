@@ -15,6 +15,7 @@ from oslo_utils import uuidutils
 
 from cinderlike import exception
 from cinderlike.db import conditional, listing, serializable
+from cinderlike.db import engine as db_engine
 from cinderlike.db import quotas as db_quotas
 from cinderlike.db.models import (
     DefaultVolumeType,
@@ -106,14 +107,9 @@ def _type_statement(column: str, is_admin: bool, lock: str | None = None):
             .order_by(*order, _TYPES.c.created_at, _TYPES.c.id, _SPECS.c.id))
 
 
-def _run(session, stmt, params):
-    session.flush()  # what the session holds goes first, as its autoflush would
-    return session.connection().execute(stmt, params)
-
-
 def _specs_of(session, type_ids) -> dict[str, dict]:
     specs: dict[str, dict] = {type_id: {} for type_id in type_ids}
-    for type_id, key, value in _run(session, _SPECS_OF, {'ids': list(type_ids)}):
+    for type_id, key, value in db_engine.execute(session, _SPECS_OF, {'ids': list(type_ids)}):
         specs[type_id][key] = value
     return specs
 
@@ -134,8 +130,9 @@ def _first_row(session, column: str, key, *, project_id, is_admin,
                for_share: bool = False) -> tuple[sa.Row | None, VolumeTypeRecord | None]:
     """The first row of the live types whose *column* is *key* (see _type_statement), and
     that type's record with its specs."""
-    rows = _run(session, _type_statement(column, bool(is_admin), 'share' if for_share else None),
-                {'key': key, 'project_id': project_id})
+    rows = db_engine.execute(
+        session, _type_statement(column, bool(is_admin), 'share' if for_share else None),
+        {'key': key, 'project_id': project_id})
     if for_share:
         row = rows.first()
         return row, None if row is None else _records(session, [row])[0]
@@ -159,7 +156,7 @@ def _first(session, column: str, key, **scope) -> VolumeTypeRecord | None:
 def lock_row(session, *, type_id, read: bool = False) -> sa.Row | None:
     """SELECT ... FOR UPDATE (FOR SHARE when *read*) of the live type row, in *session*."""
     stmt = _type_statement('id', True, 'share' if read else 'update')
-    return _run(session, stmt, {'key': type_id}).first()
+    return db_engine.execute(session, stmt, {'key': type_id}).first()
 
 
 def get(db, *, type_id, project_id=None, is_admin=True, session=None,
@@ -223,7 +220,8 @@ def get_default_for_project(db, *, project_id, conf_default_name,
         row, record = _first_row(s, 'default', conf_default_name, project_id=project_id,
                                  is_admin=True)
         type_id = (row.project_default if row is not None else
-                   _run(s, sa.select(_PROJECT_DEFAULT), {'project_id': project_id}).scalar())
+                   db_engine.execute(s, sa.select(_PROJECT_DEFAULT),
+                                     {'project_id': project_id}).scalar())
     if type_id is not None and (record is None or record.id != type_id):
         LOG.warning('Default type %s of project %s is gone', type_id, project_id)
     if record is None:

@@ -13,6 +13,7 @@ from sqlalchemy import orm
 
 from cinderlike import exception
 from cinderlike.db import conditional, id_lists, listing, transitions
+from cinderlike.db import engine as db_engine
 from cinderlike.db import metadata as db_metadata
 from cinderlike.db import services as db_services
 from cinderlike.db import workers as db_workers
@@ -92,9 +93,8 @@ def create(db, *, values: dict, metadata: dict | None = None,
            admin_metadata: dict | None = None, session=None) -> Volume:
     """Insert a volume (and its metadata); a new id unless *values* has one."""
     with db.writer(session) as s:
-        s.flush()  # what the session holds goes first, as its autoflush would
-        inserted = s.connection().execute(
-            _INSERT, dict(values, id=values.get('id') or str(uuid.uuid4()))
+        inserted = db_engine.execute(
+            s, _INSERT, dict(values, id=values.get('id') or str(uuid.uuid4()))
         ).last_inserted_params()
         row = _inserted_row(s, inserted)
         for model, items in ((VolumeMetadata, metadata), (VolumeAdminMetadata, admin_metadata)):
@@ -447,6 +447,5 @@ def get_type_names(db, *, type_ids: set[str], session=None) -> dict[str, str]:
     if not type_ids:
         return {}
     with db.reader(session) as s:
-        s.flush()  # what the session holds goes first, as its autoflush would
-        return dict(s.connection().execute(_type_names_statement(db.dialect),
-                                           {'ids': sorted(type_ids)}).all())
+        return dict(db_engine.execute(s, _type_names_statement(db.dialect),
+                                      {'ids': sorted(type_ids)}).all())

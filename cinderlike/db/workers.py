@@ -16,6 +16,7 @@ from oslo_log import log as logging
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike.db import conditional, serializable
+from cinderlike.db import engine as db_engine
 from cinderlike.db.models import Worker, utcnow
 
 LOG = logging.getLogger(__name__)
@@ -159,9 +160,8 @@ _LOCK_HELD = sa.select(Worker.__table__.c.id).where(
 
 def lock_held(s, *, hold: Hold) -> bool:
     """Lock our workers row in the caller's transaction; False when it is no longer ours."""
-    s.flush()  # NOTE(perf): a Core statement built once; the session's work goes first
-    return s.connection().execute(
-        _LOCK_HELD, {'id': hold.id, 'epoch': hold.epoch}).first() is not None
+    return db_engine.execute(
+        s, _LOCK_HELD, {'id': hold.id, 'epoch': hold.epoch}).first() is not None
 
 
 def held(hold: Hold):
@@ -176,8 +176,7 @@ _FINISH = sa.delete(Worker.__table__).where(Worker.__table__.c.id == sa.bindpara
 def finish(db, *, hold: Hold, session=None) -> bool:
     """Remove the row if we still hold it; False when another service took it over."""
     with db.writer(session) as s:
-        s.flush()  # NOTE(perf): a Core statement built once; the session's work goes first
-        count = s.connection().execute(_FINISH, {'id': hold.id, 'epoch': hold.epoch}).rowcount
+        count = db_engine.execute(s, _FINISH, {'id': hold.id, 'epoch': hold.epoch}).rowcount
     return bool(count)
 
 
