@@ -1,13 +1,15 @@
 """CPU a service spends per cast it receives, over a real RabbitMQ, by the gap between casts.
 
     .venv/bin/python benchmarks/rpc_receive.py [--casts 500] [--gaps 0,0.01,0.04]
-        [--listener cinderlike|oslo]
+        [--listener cinderlike|oslo] [--pairs]
 
 A server built by rpc.get_server (oslo.messaging's threading executor, the daemons' one)
 takes the casts of a sender in another process, one every GAP seconds (0: back to back),
 on a topic of its own on CINDERLIKE_TEST_RABBIT_URL. One JSON line: the server process's CPU
-ms per cast for each gap, from the first cast received to the last. `--listener oslo`
-serves through oslo.messaging's own RPC listener instead of rpc_listener.RpcListener.
+ms per cast for each gap, from the first cast received to the last, and how many threads
+dispatched them. `--listener oslo` serves through oslo.messaging's own RPC listener instead
+of rpc_listener.RpcListener. `--pairs`: two casts every GAP, each dispatch holding its
+thread 3 ms (as a database round trip would), so that dispatches overlap.
 """
 
 import argparse
@@ -31,6 +33,7 @@ from cinderlike import context, rpc, rpc_listener  # noqa: E402
 RABBIT_URL = os.environ.get('CINDERLIKE_TEST_RABBIT_URL',
                             'rabbit://guest:guest@127.0.0.1:5672/')
 PAYLOAD = 'x' * 2000  # about a create_volume cast's arguments
+HOLD_S = 0.003  # with --pairs, how long each dispatch holds its thread
 
 
 def _conf():
@@ -41,18 +44,23 @@ def _conf():
 
 
 class Counter:
-    """The endpoint: counts casts; notes the CPU time at the first and the last."""
+    """The endpoint: counts casts and the threads they ran on; notes the CPU time at the
+    first and the last."""
 
-    def __init__(self, expected: int):
+    def __init__(self, expected: int, hold: float):
         self.target = rpc.messaging.Target(version='1.0')
         self.expected = expected
+        self.hold = hold
+        self.threads = set()
         self.count = 0
         self.first_cpu = self.last_cpu = 0.0
         self.done = threading.Event()
         self._lock = threading.Lock()
 
     def note(self, ctxt, **_kwargs):
+        time.sleep(self.hold)
         with self._lock:
+            self.threads.add(threading.current_thread().name)
             self.count += 1
             if self.count == 1:
                 self.first_cpu = time.process_time()
@@ -61,11 +69,12 @@ class Counter:
                 self.done.set()
 
 
-def receive(*, casts: int, gap: float, listener_cls) -> float:
-    """CPU ms per cast of this process while it receives *casts* sent *gap* s apart."""
+def receive(*, casts: int, gap: float, listener_cls, pairs: bool) -> dict:
+    """CPU ms per cast of this process while it receives *casts* sent *gap* s apart (two at
+    a time with *pairs*), and the number of threads that dispatched them."""
     conf = _conf()
     topic = f'bench-receive-{uuid.uuid4().hex[:8]}'
-    counter = Counter(casts)
+    counter = Counter(casts, HOLD_S if pairs else 0)
     server = rpc.get_server(conf, topic=topic, server='s1', endpoints=[counter],
                             version='1.0')
     # NOTE(listener): rpc.get_transport installed ours; the driver picks the class at start.
@@ -73,7 +82,8 @@ def receive(*, casts: int, gap: float, listener_cls) -> float:
     server.start()
     try:
         sender = subprocess.Popen([sys.executable, __file__, '--send', topic,
-                                   '--casts', str(casts), '--gaps', str(gap)])
+                                   '--casts', str(casts), '--gaps', str(gap)]
+                                  + (['--pairs'] if pairs else []))
         if not counter.done.wait(60 + casts * gap * 3):
             raise RuntimeError(f'{counter.count} of {casts} casts received')
         sender.wait(30)
@@ -81,16 +91,18 @@ def receive(*, casts: int, gap: float, listener_cls) -> float:
         server.stop()
         server.wait()
     # NOTE(first): the first cast's own cost is not counted, only the casts after it.
-    return 1000 * (counter.last_cpu - counter.first_cpu) / (casts - 1)
+    return {'cpu_ms_per_cast': round(1000 * (counter.last_cpu - counter.first_cpu)
+                                     / (casts - 1), 3),
+            'dispatch_threads': len(counter.threads)}
 
 
-def send(*, topic: str, casts: int, gap: float) -> None:
+def send(*, topic: str, casts: int, gap: float, pairs: bool) -> None:
     client = rpc.get_client(_conf(), topic=topic, version='1.0', server='s1')
     ctx = context.get_admin_context()
     time.sleep(1)  # the server's queue is declared by its start; let it settle
-    for _ in range(casts):
+    for n in range(casts):
         client.cast(ctx, 'note', data=PAYLOAD)
-        if gap:
+        if gap and (not pairs or n % 2):
             time.sleep(gap)
     rpc.cleanup()
 
@@ -101,19 +113,21 @@ def main():
     parser.add_argument('--casts', type=int, default=500)
     parser.add_argument('--gaps', default='0,0.01,0.04')
     parser.add_argument('--listener', choices=('cinderlike', 'oslo'), default='cinderlike')
+    parser.add_argument('--pairs', action='store_true')
     parser.add_argument('--send', metavar='TOPIC', help=argparse.SUPPRESS)
     args = parser.parse_args()
     gaps = [float(g) for g in args.gaps.split(',')]
     if args.send:
-        send(topic=args.send, casts=args.casts, gap=gaps[0])
+        send(topic=args.send, casts=args.casts, gap=gaps[0], pairs=args.pairs)
         return
     listener_cls = (rpc_listener.RpcListener if args.listener == 'cinderlike'
                     else rpc_listener.RpcListener.__bases__[0])
-    figures = {str(gap): round(receive(casts=args.casts, gap=gap, listener_cls=listener_cls), 3)
+    figures = {str(gap): receive(casts=args.casts, gap=gap, listener_cls=listener_cls,
+                                 pairs=args.pairs)
                for gap in gaps}
     rpc.cleanup()
-    print(json.dumps({'casts': args.casts, 'listener': args.listener,
-                      'cpu_ms_per_cast_by_gap_s': figures}))
+    print(json.dumps({'casts': args.casts, 'listener': args.listener, 'pairs': args.pairs,
+                      'by_gap_s': figures}))
 
 
 if __name__ == '__main__':

@@ -1,10 +1,10 @@
 """On a real RabbitMQ, an RPC server built by rpc.get_server dispatches on threads started
-only as its load asks: one at a time needs few, many at once get as many."""
+only as its load asks and kept: one at a time needs one, many at once get as many, and
+dispatches that overlap again and again reuse the threads they started."""
 
 import threading
 import uuid
 
-import futurist
 import oslo_messaging as messaging
 import pytest
 
@@ -26,10 +26,14 @@ class Blocking:
 
     def meet(self, ctxt, n):
         self.barrier.wait()
-        self.met.append(n)
+        self.met.append((n, threading.current_thread().name))
 
     def note(self, ctxt, n):
-        self.noted.append(n)
+        self.noted.append((n, threading.current_thread().name))
+
+
+def _names(dispatches):
+    return {name for _n, name in dispatches}
 
 
 @pytest.fixture
@@ -49,27 +53,38 @@ def serving(rabbit_conf):
         server.wait()
 
 
-def test_casts_one_at_a_time_are_dispatched_on_few_threads(serving):
+def test_casts_one_at_a_time_are_dispatched_on_one_thread(serving):
     endpoint = Blocking(parties=1)
-    server, client = serving(endpoint)
-    # NOTE(private): oslo.messaging builds the executor from the class at start().
-    executor = server._work_executor
-    assert isinstance(executor, futurist.DynamicThreadPoolExecutor)
+    _server, client = serving(endpoint)
     ctx = context.get_admin_context()
     for n in range(80):
         client.cast(ctx, 'note', n=n)
         daemons.wait_for(lambda n=n: len(endpoint.noted) == n + 1)
-    # futurist's plain ThreadPoolExecutor would have started 64 threads (one per cast).
-    assert executor.num_workers <= 2
+    # futurist's ThreadPoolExecutor, oslo.messaging's default, would have started 64.
+    assert len(_names(endpoint.noted)) == 1
+
+
+def test_casts_that_overlap_again_and_again_reuse_their_threads(serving):
+    endpoint = Blocking(parties=2)
+    _server, client = serving(endpoint)
+    ctx = context.get_admin_context()
+    for pair in range(20):
+        client.cast(ctx, 'meet', n=2 * pair)
+        client.cast(ctx, 'meet', n=2 * pair + 1)
+        daemons.wait_for(lambda pair=pair: len(endpoint.met) == 2 * pair + 2)
+    assert sorted(n for n, _name in endpoint.met) == list(range(40))
+    # futurist's DynamicThreadPoolExecutor stopped a thread and started another for about
+    # every pair, and kept each stopped one until shutdown.
+    assert len(_names(endpoint.met)) == 2
 
 
 def test_dispatches_that_wait_for_each_other_all_get_a_thread(serving):
     parties = 12
     endpoint = Blocking(parties=parties)
-    server, client = serving(endpoint)
+    _server, client = serving(endpoint)
     ctx = context.get_admin_context()
     for n in range(parties):
         client.cast(ctx, 'meet', n=n)
     daemons.wait_for(lambda: len(endpoint.met) == parties, timeout=30)
-    assert sorted(endpoint.met) == list(range(parties))
-    assert server._work_executor.num_workers >= parties
+    assert sorted(n for n, _name in endpoint.met) == list(range(parties))
+    assert len(_names(endpoint.met)) == parties
