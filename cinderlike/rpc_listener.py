@@ -1,5 +1,5 @@
 """Every process that serves RPC: oslo.messaging's RPC server listener, made to wait longer
-for the next message while its queue is empty.
+for the next message while its queue is empty, and a received message's context copied once.
 
 NOTE(idle_wait): after each message oslo.messaging's AMQP listener waits 1 ms for the next,
 doubling the wait up to 5 s while none comes, so that the acknowledgements and requeues a
@@ -15,6 +15,7 @@ down the waits stay oslo.messaging's (see NOTE(outage)).
 
 import threading
 
+from oslo_messaging._drivers import amqp as rpc_amqp
 from oslo_messaging._drivers import amqpdriver
 
 IDLE_WAIT_S = 0.1  # the first wait after a message; it doubles up to oslo.messaging's 5 s
@@ -40,7 +41,21 @@ class RpcListener(amqpdriver.RpcAMQPListener):
         self._idle_wait = max(seconds, IDLE_WAIT_S) if connected else seconds
 
 
+class MessageContext(rpc_amqp.RpcContext):
+    """The context of a received message, whose to_dict copies only the top level.
+
+    NOTE(copy): oslo.messaging's listener builds this from the keys it pops off the message
+    it has just decoded, then hands `to_dict()` on and drops the context: nothing else holds
+    the values, yet its to_dict deep-copies them (about 40 `deepcopy` calls per cast).
+    """
+
+    def to_dict(self) -> dict:
+        return dict(self.values)
+
+
 def install() -> None:
-    """Make oslo.messaging's AMQP drivers build this listener for RPC servers (idempotent)."""
+    """Make oslo.messaging's AMQP drivers build this listener for RPC servers, and its
+    listeners this context for the messages they receive (idempotent)."""
     with _INSTALLED:
         amqpdriver.RpcAMQPListener = RpcListener
+        rpc_amqp.RpcContext = MessageContext

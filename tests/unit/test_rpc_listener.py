@@ -1,10 +1,12 @@
 """rpc_listener.py: an RPC server's listener waits at least IDLE_WAIT_S for a message after
 each one, doubling while none comes up to oslo.messaging's ceiling, instead of from 1 ms;
-while its broker connection is down, its waits are oslo.messaging's."""
+while its broker connection is down, its waits are oslo.messaging's. A received message's
+context is handed on copied once, not deep-copied."""
 
 import types
 
 import pytest
+from oslo_messaging._drivers import amqp as rpc_amqp
 from oslo_messaging._drivers import amqpdriver
 from oslo_messaging._drivers import common as rpc_common
 
@@ -68,3 +70,18 @@ def test_install_makes_the_drivers_build_this_listener(monkeypatch):
     monkeypatch.setattr(amqpdriver, 'RpcAMQPListener', OSLO_LISTENER)
     rpc_listener.install()
     assert amqpdriver.RpcAMQPListener is rpc_listener.RpcListener
+
+
+def test_a_received_context_is_handed_on_as_a_copy_of_its_top_level():
+    rpc_listener.install()
+    roles = ['admin', 'member']
+    message = {'_context_user_id': 'u', '_context_roles': roles, '_msg_id': None,
+               'method': 'create_volume', 'args': {}}
+    ctxt = rpc_amqp.unpack_context(message)
+    assert isinstance(ctxt, rpc_listener.MessageContext)
+    handed_on = ctxt.to_dict()
+    assert handed_on == {'user_id': 'u', 'roles': ['admin', 'member'], 'client_timeout': None}
+    assert handed_on is not ctxt.values
+    handed_on['user_id'] = 'other'
+    assert ctxt.user_id == 'u'
+    assert message == {'method': 'create_volume', 'args': {}}
