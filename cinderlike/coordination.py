@@ -4,6 +4,9 @@ Its locks serialise driver work on one resource across processes (and across the
 Active-Active cluster when `[coordination] backend_url` points at a shared backend).
 """
 
+import os
+import urllib.parse
+
 from oslo_log import log as logging
 from tooz import coordination as tooz_coordination
 
@@ -47,3 +50,23 @@ class Coordinator:
         if not self.started:
             raise RuntimeError('coordinator not started')
         return self._coordinator.get_lock(name.encode())
+
+    def remove_locks(self, names) -> None:
+        """Remove what the locks *names* left behind, once the resource they are named after
+        is gone, as Cinder's synchronized_remove: tooz's file backend keeps a file per lock
+        name (a file per volume ever deleted, otherwise), the other backends nothing.
+
+        NOTE(race): called under the resource's delete lock. A delete waiting for it holds
+        the removed file open and then finds the resource gone; one that comes later makes a
+        new file, and removes it in turn when it finds the resource gone.
+        """
+        url = urllib.parse.urlparse(self._conf.coordination.backend_url)
+        if url.scheme != 'file':
+            return
+        for name in names:
+            try:
+                os.remove(os.path.join(url.path, name))
+            except FileNotFoundError:
+                pass
+            except OSError as error:
+                LOG.warning('Could not remove the lock file of %s: %s', name, error)

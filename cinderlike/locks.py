@@ -28,3 +28,15 @@ VOLUME_CONNECTIONS = 'cinder-{volume_id}-detach_volume'
 def volume_connections(volume_id: str) -> str:
     """Serialises exports and their removal for one volume (connect, disconnect, detach)."""
     return VOLUME_CONNECTIONS.format(volume_id=volume_id)
+
+
+def of_volume(volume_id: str) -> tuple[str, ...]:
+    """Every lock named after a volume, removed once it is deleted (Cinder's
+    clean_volume_file_locks)."""
+    return delete_volume(volume_id), volume_connections(volume_id)
+
+
+def of_snapshot(snapshot_id: str) -> tuple[str, ...]:
+    """Every lock named after a snapshot, removed once it is deleted (Cinder's
+    clean_snapshot_file_locks)."""
+    return (delete_snapshot(snapshot_id),)

@@ -189,10 +189,13 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         LOG.debug('delete_volume %s received on %s', volume_id, self.host)
         with self.coordinator.get_lock(locks.delete_volume(volume_id)):
             try:
-                delete.delete_volume(self, context, volume_id=volume_id, cascade=cascade,
-                                     unmanage_only=unmanage_only)
+                gone = delete.delete_volume(self, context, volume_id=volume_id,
+                                            cascade=cascade, unmanage_only=unmanage_only)
             except exception.VolumeNotFound:
                 LOG.info('Volume %s was already deleted', volume_id)
+                gone = True
+            if gone:
+                self.coordinator.remove_locks(locks.of_volume(volume_id))
 
     def create_snapshot(self, context, *, snapshot_id):
         """Cast from the scheduler: take a `creating` snapshot of a volume of this backend."""
@@ -208,10 +211,13 @@ class VolumeManager(periodics.VolumePeriodics, manager.Manager):
         LOG.debug('delete_snapshot %s received on %s', snapshot_id, self.host)
         with self.coordinator.get_lock(locks.delete_snapshot(snapshot_id)):
             try:
-                snapshots.delete_snapshot(self, context, snapshot_id=snapshot_id,
-                                          unmanage_only=unmanage_only)
+                gone = snapshots.delete_snapshot(self, context, snapshot_id=snapshot_id,
+                                                 unmanage_only=unmanage_only)
             except exception.SnapshotNotFound:
                 LOG.info('Snapshot %s was already deleted', snapshot_id)
+                gone = True
+            if gone:
+                self.coordinator.remove_locks(locks.of_snapshot(snapshot_id))
 
     def create_group(self, context, *, group_id):
         """Cast from the scheduler: create a `creating` group placed on this backend."""

@@ -1,6 +1,8 @@
 """A volume manager on the fake driver, SQLite and a file:// tooz backend, with the scheduler
 replaced by a recorder: the volume service's work tested without other daemons."""
 
+import os
+
 import pytest
 import sqlalchemy as sa
 from oslo_messaging.notify import _impl_test
@@ -68,6 +70,11 @@ def manager(conf, db):
     mgr.initialized = True
     yield mgr
     coordinator.stop()
+
+
+def lock_files(conf) -> list[str]:
+    """The names of the files tooz's file backend keeps for the locks taken so far."""
+    return sorted(os.listdir(conf.coordination.backend_url.removeprefix('file://')))
 
 
 def ctx():

@@ -12,6 +12,7 @@ from tests.unit.volume.conftest import (
     add_volume,
     claimed,
     ctx,
+    lock_files,
     notified,
     row,
     usage,
@@ -83,6 +84,30 @@ def test_driver_failure_leaves_error_deleting(manager, db, conf):
     manager.delete_volume(ctx(), volume_id=volume.id)
     assert row(db, volume.id).status == 'error_deleting'
     assert usage(db, 'volumes') == (1, 0) and claimed(db) == 2
+
+
+def test_a_deleted_volume_leaves_no_lock_file_behind(manager, db, conf):
+    kept, volume = _available(manager, db), _available(manager, db)
+    for vol in (kept, volume):
+        with manager.coordinator.get_lock(locks.volume_connections(vol.id)):
+            pass
+    _begin_delete(db, volume)
+    manager.delete_volume(ctx(), volume_id=volume.id)
+    assert row(db, volume.id).deleted
+    assert not [name for name in lock_files(conf) if volume.id in name]
+    assert locks.volume_connections(kept.id) in lock_files(conf)
+    # a delete that comes again makes its lock's file, then finds the volume gone
+    manager.delete_volume(ctx(), volume_id=volume.id)
+    assert not [name for name in lock_files(conf) if volume.id in name]
+
+
+def test_a_volume_the_driver_failed_to_delete_keeps_its_lock_file(manager, db, conf):
+    volume = _available(manager, db)
+    _begin_delete(db, volume)
+    conf.set_override('fake_fail', ['delete_volume'], group='lvm')
+    manager.delete_volume(ctx(), volume_id=volume.id)
+    assert row(db, volume.id).status == 'error_deleting'
+    assert locks.delete_volume(volume.id) in lock_files(conf)
 
 
 def test_not_deleting_or_missing_volume_is_left_alone(manager, db):

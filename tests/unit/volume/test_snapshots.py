@@ -6,7 +6,7 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from cinderlike import exception
+from cinderlike import exception, locks
 from cinderlike.api.operations import snapshots as snapshot_ops
 from cinderlike.api.operations import volumes as volume_ops
 from cinderlike.db import services as db_services
@@ -20,6 +20,7 @@ from tests.unit.volume.conftest import (
     claimed,
     ctx,
     event_ids,
+    lock_files,
     notified,
     row,
     usage,
@@ -110,6 +111,7 @@ def test_delete_destroys_it_and_gives_the_quota_back(manager, db, conf, rpc):
     assert not manager.driver.has_snapshot(base.SnapshotRef.of(gone, volume))
     assert usage(db, 'snapshots') == (0, 0) and usage(db, 'gigabytes') == (2, 0)
     assert notified()[-2:] == ['snapshot.delete.start', 'snapshot.delete.end']
+    assert not [name for name in lock_files(conf) if snapshot.id in name]
 
 
 @pytest.mark.parametrize('fail, status, event', [
@@ -125,6 +127,7 @@ def test_a_refused_delete_keeps_the_snapshot_and_its_quota(manager, db, conf, rp
     assert _row(db, snapshot.id).status == status and not _row(db, snapshot.id).deleted
     assert event_ids(db)[-1] == event and usage(db, 'snapshots') == (1, 0)
     assert workers(db) == []
+    assert locks.delete_snapshot(snapshot.id) in lock_files(conf)
 
 
 def test_a_volume_with_snapshots_is_not_deleted_without_cascade(manager, db, conf, rpc):
