@@ -262,6 +262,14 @@ def consume(db, ctx, *, conf, plan: VolumePlan, then):
         raise _refused(ctx, plan.project_id, error, plan.deltas) from None
 
 
+def consume_at_once(conf, plan: VolumePlan, *, session) -> bool:
+    """consume()'s common case in the caller's *session*, after it wrote what *plan* counts;
+    False when consume() must decide instead (the caller then rolls back what it wrote)."""
+    return db_reservations.consume_at_once(
+        session, project_id=plan.project_id, deltas=plan.deltas, limits=plan.limits,
+        until_refresh=conf.until_refresh, max_age=conf.max_age)
+
+
 def commit(db, ctx, reservations: list[str], *, session=None) -> None:
     """Make reserved amounts used (the resource now exists or grew)."""
     db_reservations.commit(db, reservations=list(reservations), session=session)

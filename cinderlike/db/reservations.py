@@ -334,7 +334,7 @@ def consume(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
         # the quota rows, as a type's rename and encryption change do.
         result = then(s)
         if at_once:
-            if not _add_in_use(s, project_id, resources, deltas, limits):
+            if not consume_at_once(s, project_id=project_id, deltas=deltas, limits=limits):
                 raise _NotAtOnce()
             return result
         usages = _locked_within(s, project_id=project_id, resources=resources, deltas=deltas,
@@ -349,13 +349,30 @@ def consume(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
     # checks and adds at once (its WHERE re-checked on the latest row after a wait), and
     # the rows stay locked only for that statement and the commit. Otherwise the
     # transaction is rolled back and run again the long way: lock, recount, check, write.
-    if deltas and not until_refresh and not max_age and all(d > 0 for d in deltas.values()):
+    if _at_once_applies(deltas, until_refresh=until_refresh, max_age=max_age):
         try:
             return _in_transaction(db, None, lambda s: work(s, at_once=True))
         except _NotAtOnce:
             pass
     return _first_use_apart(db, project_id, resources, count,
                             lambda s: work(s, at_once=False))
+
+
+def _at_once_applies(deltas: dict[str, int], *, until_refresh: int, max_age: int) -> bool:
+    """Whether one UPDATE may consume *deltas* (nothing to give back, no recount asked for)."""
+    return bool(deltas) and not until_refresh and not max_age and all(
+        d > 0 for d in deltas.values())
+
+
+def consume_at_once(s, *, project_id: str, deltas: dict[str, int], limits: dict[str, int],
+                    until_refresh: int = 0, max_age: int = 0) -> bool:
+    """consume()'s common case in the caller's transaction *s*, after the caller wrote what
+    *deltas* count: one UPDATE adds them to in_use where every row exists, needs no recount
+    and has room. False when it did not apply or did not take every row: the caller rolls
+    its transaction back and consume() decides, the long way.
+    """
+    return (_at_once_applies(deltas, until_refresh=until_refresh, max_age=max_age)
+            and _add_in_use(s, project_id, sorted(deltas), deltas, limits))
 
 
 class _FirstUse(Exception):

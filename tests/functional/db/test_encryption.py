@@ -59,6 +59,16 @@ def _create_volume(client, project, type_id):
                                         json={'volume': {'size': 1, 'volume_type': type_id}})
 
 
+def _warm(client, project, type_id) -> None:
+    """Give the project its usage rows of the type (a volume created, then deleted before
+    any scheduler placed it), so that its next create is one transaction."""
+    created = _create_volume(client, project, type_id)()
+    assert created.status_code == 202, created.json
+    deleted = client.simulate_delete(f'/v3/volumes/{created.json["volume"]["id"]}',
+                                     headers=_headers(project))
+    assert deleted.status_code == 202
+
+
 def _assert_agrees(db, type_id, project):
     """Every live volume of the type has a key exactly when the type is encrypted."""
     encrypted = db_encryption.get(db, type_id=type_id) is not None
@@ -90,10 +100,13 @@ def test_encryption_delete_against_volume_create(db, client, attempt):
     _assert_agrees(db, vtype.id, project)
 
 
+@pytest.mark.parametrize('warm', [False, True], ids=['first-use', 'one-transaction'])
 @pytest.mark.parametrize('attempt', range(4))
-def test_encryption_create_against_volume_create(db, client, attempt):
+def test_encryption_create_against_volume_create(db, client, attempt, warm):
     project = uuid.uuid4().hex
-    vtype = db_types.create(db, name=f'enc-new-{attempt}')
+    vtype = db_types.create(db, name=f'enc-new-{attempt}-{warm}')
+    if warm:
+        _warm(client, project, vtype.id)
     url = f'/v3/types/{vtype.id}/encryption'
     created, encrypted = race(
         _create_volume(client, project, vtype.id),
@@ -214,11 +227,14 @@ def test_os_hosts_show_counts_from_the_database(db, client):
                       'total_snapshot_gb': '2'}}]}
 
 
+@pytest.mark.parametrize('warm', [False, True], ids=['first-use', 'one-transaction'])
 @pytest.mark.parametrize('attempt', range(3))
-def test_type_delete_against_volume_create(db, client, attempt):
+def test_type_delete_against_volume_create(db, client, attempt, warm):
     """The shared hold of a volume insert also keeps a type from being deleted under it."""
     project = uuid.uuid4().hex
-    vtype = db_types.create(db, name=f'enc-gone-{attempt}')
+    vtype = db_types.create(db, name=f'enc-gone-{attempt}-{warm}')
+    if warm:
+        _warm(client, project, vtype.id)
     created, deleted = race(_create_volume(client, project, vtype.id),
                             lambda: client.simulate_delete(f'/v3/types/{vtype.id}',
                                                            headers=_headers(project)))

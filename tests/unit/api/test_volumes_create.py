@@ -4,9 +4,23 @@ A refused request writes no volume row and leaves no quota reserved or used.
 """
 
 import pytest
+import sqlalchemy as sa
 
 from cinderlike.db import volume_types as db_types
+from cinderlike.db.models import Worker
 from tests.unit.api.volume_fixtures import add_volume, fault, post, usages, user, volume_rows
+
+
+def _commits(db) -> list:
+    """One entry per transaction committed on *db* from now on."""
+    commits = []
+    sa.event.listen(db.engine, 'commit', lambda _conn: commits.append(1))
+    return commits
+
+
+def _workers(db) -> list[Worker]:
+    with db.reader() as s:
+        return list(s.scalars(sa.select(Worker)))
 
 
 def test_create_answers_202_creating_and_casts_to_the_scheduler(vclient, db, rpc):
@@ -26,6 +40,26 @@ def test_create_answers_202_creating_and_casts_to_the_scheduler(vclient, db, rpc
     assert spec['volume_properties']['size'] == 2
     row, = volume_rows(db)
     assert (row.status, row.host) == ('creating', None)
+    assert usages(db)['volumes'] == (1, 0) and usages(db)['gigabytes'] == (2, 0)
+
+
+def test_a_create_whose_usage_rows_exist_is_one_transaction(vclient, db, rpc):
+    assert post(vclient, {'volume': {'size': 1}}).status_code == 202
+    commits = _commits(db)
+    resp = post(vclient, {'volume': {'size': 2, 'name': 'second'}})
+    assert resp.status_code == 202 and len(commits) == 1
+    assert len(volume_rows(db)) == 2 and len(_workers(db)) == 2
+    assert usages(db)['volumes'] == (2, 0) and usages(db)['gigabytes'] == (3, 0)
+    assert rpc.scheduler.calls[-1][1]['volume_id'] == resp.json['volume']['id']
+
+
+def test_a_projects_first_create_is_rolled_back_and_made_in_two_steps(vclient, db, rpc):
+    # No usage row exists yet: the single transaction's UPDATE takes none, and the
+    # two-step flow creates them and the volume, nothing of the first attempt left.
+    resp = post(vclient, {'volume': {'size': 2}})
+    assert resp.status_code == 202
+    assert [row.id for row in volume_rows(db)] == [resp.json['volume']['id']]
+    assert len(_workers(db)) == 1 and len(rpc.scheduler.calls) == 1
     assert usages(db)['volumes'] == (1, 0) and usages(db)['gigabytes'] == (2, 0)
 
 
@@ -103,12 +137,13 @@ def test_over_per_volume_size_limit_is_413(vclient, db, conf, rpc):
     assert volume_rows(db) == [] and rpc.scheduler.calls == []
 
 
+@pytest.mark.parametrize('warm', [False, True], ids=['first-use', 'usage-rows-exist'])
 @pytest.mark.parametrize('option, size, name', [('quota_gigabytes', 11, 'gigabytes'),
                                                 ('quota_volumes', 1, 'volumes')])
-def test_over_quota_is_413_and_leaks_nothing(vclient, db, conf, option, size, name):
+def test_over_quota_is_413_and_leaks_nothing(vclient, db, conf, option, size, name, warm):
     conf.set_override(option, 10 if option == 'quota_gigabytes' else 1)
     conf.set_override('use_default_quota_class', False)
-    if name == 'volumes':
+    if name == 'volumes' or warm:
         assert post(vclient, {'volume': {'size': 1}}).status_code == 202
     before = volume_rows(db)
     resp = post(vclient, {'volume': {'size': size}})

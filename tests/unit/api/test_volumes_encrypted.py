@@ -74,6 +74,17 @@ def test_fixed_key_volume_is_encrypted_and_its_id_hidden(fixed_key, seeded, rpc)
     assert item.json == 'front-end'
 
 
+def test_an_encrypted_volume_in_a_project_with_usage_rows_gets_its_key(fixed_key, seeded,
+                                                                         rpc):
+    client = testing.TestClient(create_app(fixed_key, db=seeded, rpc=rpc))
+    _encrypted_type(seeded)
+    body = {'volume': {'size': 1, 'volume_type': 'secret'}}
+    assert post(client, body).status_code == 202
+    assert post(client, body).status_code == 202
+    assert [row.encryption_key_id for row in volume_rows(seeded)] == [FIXED_KEY_ID] * 2
+    assert usages(seeded)['volumes_secret'] == (2, 0)
+
+
 def test_a_clone_of_an_encrypted_volume_gets_a_copy_of_its_key(fixed_key, seeded, rpc):
     client = testing.TestClient(create_app(fixed_key, db=seeded, rpc=rpc))
     _encrypted_type(seeded)
