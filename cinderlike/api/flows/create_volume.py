@@ -4,8 +4,9 @@ the scheduler.
 
 A linear flow of taskflow tasks, as Cinder's api/flows/create_volume.py (run by
 cinderlike/flow.py): a failing task reverts the ones before it, so a refused request writes
-nothing and holds no quota. AT_ONCE serves the common request in one transaction; FLOW,
-the same steps in two (lookups, then the insert), serves the others.
+nothing and holds no quota. AT_ONCE reads the request's spec and, for most requests, writes
+the volume in the same transaction; FLOW goes on from that spec for the others (a key made,
+then the insert in a transaction of its own).
 """
 
 import dataclasses
@@ -173,74 +174,64 @@ def _group(db, ctx, request: CreateRequest, vtype, session):
     return group
 
 
-class ExtractSpec(task.Task):
-    """Validate the request against the data it depends on; provides the volume's spec."""
-
-    default_provides = 'spec'
-
-    def execute(self, conf, db, ctx, request: CreateRequest):
-        _exclusive_source(request)
-        # NOTE(session): every lookup of the request in one read transaction.
-        with db.reader() as s:
-            return self._spec(conf, db, ctx, request, s)
-
-    @staticmethod
-    def _spec(conf, db, ctx, request: CreateRequest, s) -> dict:
-        source = snapshot = None
-        if request.snapshot_id:
-            snapshot = db_snapshots.get(db, snapshot_id=request.snapshot_id,
-                                        project_id=None if ctx.is_admin else ctx.project_id,
-                                        session=s)
-            if snapshot.status != SnapshotStatus.AVAILABLE:
-                raise exception.InvalidSnapshot(
-                    reason="Originating snapshot status must be one of 'available' values")
-            # NOTE(snapshot): the new volume lands on the snapshot's backend, in its zone.
-            source = db_volumes.get_any(db, volume_id=snapshot.volume_id, session=s)
-        elif request.source_volid:
-            source = db_volumes.get(db, volume_id=request.source_volid,
+def _read_spec(conf, db, ctx, request: CreateRequest, s) -> dict:
+    """The volume's spec: the request validated against the data it depends on, read in *s*
+    (the one transaction of CreateAtOnce)."""
+    source = snapshot = None
+    if request.snapshot_id:
+        snapshot = db_snapshots.get(db, snapshot_id=request.snapshot_id,
                                     project_id=None if ctx.is_admin else ctx.project_id,
                                     session=s)
-            if source.status not in SOURCE_STATUSES:
-                raise exception.InvalidVolume(
-                    reason="Originating source volume status must be one of "
-                           f"'{', '.join(SOURCE_STATUSES)}' values")
-        backup = None
-        if request.backup_id:
-            backup = db_backups.get(db, backup_id=request.backup_id,
-                                    project_id=None if ctx.is_admin else ctx.project_id)
-            if backup.status != BackupStatus.AVAILABLE:
-                raise exception.InvalidBackup(
-                    reason="Originating backup status must be one of 'available' values")
-        size = _size(request.size, source if snapshot is None else None, snapshot, backup)
-        if request.volume_type:
-            vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
-                                               is_admin=ctx.is_admin,
-                                               name_or_id=request.volume_type, session=s)
-        elif snapshot is not None:
-            vtype = db_types.get(db, type_id=snapshot.volume_type_id, session=s)
-        elif source is not None:
-            vtype = db_types.get(db, type_id=source.volume_type_id, session=s)
-        else:
-            vtype = db_types.get_default_for_project(
-                db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
-                session=s)
-        key_source = snapshot if snapshot is not None else source
-        encryption = db_encryption.get(db, type_id=vtype.id, session=s)
-        # NOTE(session): the quota limits are read here too; CheckQuota checks them.
-        plan = quota.plan_volume(
-            db, conf=conf, project_id=ctx.project_id, session=s, volume_type=vtype,
-            deltas=quota.volume_deltas(size=size, volume_type_name=vtype.name))
-        _check_same_encryption(db, s, vtype, encryption, key_source,
-                               'snapshot' if snapshot is not None else 'volume')
-        group = _group(db, ctx, request, vtype, s)
-        backend = _backend_of(group) if group is not None else _backend_of(source)
-        return {'size': size, 'volume_type': vtype, 'encryption': encryption,
-                'source_key_id': key_source.encryption_key_id if key_source else None,
-                'availability_zone': _zone(conf, db, request.availability_zone, source,
-                                           'snapshot' if snapshot else 'source volume', s),
-                'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
-                'backup_id': request.backup_id, 'resource_backend': backend,
-                'group_id': group.id if group is not None else None, 'quota_plan': plan}
+        if snapshot.status != SnapshotStatus.AVAILABLE:
+            raise exception.InvalidSnapshot(
+                reason="Originating snapshot status must be one of 'available' values")
+        # NOTE(snapshot): the new volume lands on the snapshot's backend, in its zone.
+        source = db_volumes.get_any(db, volume_id=snapshot.volume_id, session=s)
+    elif request.source_volid:
+        source = db_volumes.get(db, volume_id=request.source_volid,
+                                project_id=None if ctx.is_admin else ctx.project_id,
+                                session=s)
+        if source.status not in SOURCE_STATUSES:
+            raise exception.InvalidVolume(
+                reason="Originating source volume status must be one of "
+                       f"'{', '.join(SOURCE_STATUSES)}' values")
+    backup = None
+    if request.backup_id:
+        backup = db_backups.get(db, backup_id=request.backup_id,
+                                project_id=None if ctx.is_admin else ctx.project_id)
+        if backup.status != BackupStatus.AVAILABLE:
+            raise exception.InvalidBackup(
+                reason="Originating backup status must be one of 'available' values")
+    size = _size(request.size, source if snapshot is None else None, snapshot, backup)
+    if request.volume_type:
+        vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
+                                           is_admin=ctx.is_admin,
+                                           name_or_id=request.volume_type, session=s)
+    elif snapshot is not None:
+        vtype = db_types.get(db, type_id=snapshot.volume_type_id, session=s)
+    elif source is not None:
+        vtype = db_types.get(db, type_id=source.volume_type_id, session=s)
+    else:
+        vtype = db_types.get_default_for_project(
+            db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
+            session=s)
+    key_source = snapshot if snapshot is not None else source
+    encryption = db_encryption.get(db, type_id=vtype.id, session=s)
+    # NOTE(session): the quota limits are read here too; CheckQuota checks them.
+    plan = quota.plan_volume(
+        db, conf=conf, project_id=ctx.project_id, session=s, volume_type=vtype,
+        deltas=quota.volume_deltas(size=size, volume_type_name=vtype.name))
+    _check_same_encryption(db, s, vtype, encryption, key_source,
+                           'snapshot' if snapshot is not None else 'volume')
+    group = _group(db, ctx, request, vtype, s)
+    backend = _backend_of(group) if group is not None else _backend_of(source)
+    return {'size': size, 'volume_type': vtype, 'encryption': encryption,
+            'source_key_id': key_source.encryption_key_id if key_source else None,
+            'availability_zone': _zone(conf, db, request.availability_zone, source,
+                                       'snapshot' if snapshot else 'source volume', s),
+            'source_volid': request.source_volid, 'snapshot_id': request.snapshot_id,
+            'backup_id': request.backup_id, 'resource_backend': backend,
+            'group_id': group.id if group is not None else None, 'quota_plan': plan}
 
 
 def _authorize_type(ctx, enforcer, spec) -> None:
@@ -368,17 +359,23 @@ class CreateEntry(task.Task):
 
 
 class NotAtOnce(Exception):
-    """The request needs FLOW: its type is encrypted, or its quota the long way."""
+    """The request needs FLOW (its type is encrypted, or its quota the long way); *spec*
+    is what CreateAtOnce read before it rolled its transaction back."""
+
+    def __init__(self, spec: dict):
+        super().__init__()
+        self.spec = spec
 
 
 class CreateAtOnce(task.Task):
-    """ExtractSpec, AuthorizeType, CheckQuota and CreateEntry in one transaction, for a type
-    without encryption whose quota one UPDATE consumes (quota.consume_at_once); else
-    NotAtOnce, with nothing written.
+    """Read the volume's spec, then for a type without encryption AuthorizeType's,
+    CheckQuota's and CreateEntry's work in the same transaction, its quota consumed by one
+    UPDATE (quota.consume_at_once); else NotAtOnce, with nothing written.
 
-    NOTE(perf): one transaction instead of a read transaction and a write transaction: a
-    BEGIN and a COMMIT less per create, the same statements in the same order. A key is
-    never made inside a transaction, so an encrypted type takes FLOW.
+    NOTE(perf): the common create is one transaction, not a read transaction and then a
+    write transaction: a BEGIN, a COMMIT and a session less. A key is never made inside a
+    transaction, so an encrypted type goes on in FLOW with the spec read here, as does a
+    quota the single UPDATE did not take (a first use, a recount, over quota).
     """
 
     default_provides = ('spec', 'quota_plan', 'volume', 'hold')
@@ -387,15 +384,15 @@ class CreateAtOnce(task.Task):
         _exclusive_source(request)
 
         def work(s):
-            spec = ExtractSpec._spec(conf, db, ctx, request, s)
+            spec = _read_spec(conf, db, ctx, request, s)
             if spec['encryption'] is not None:
-                raise NotAtOnce()
+                raise NotAtOnce(spec)
             _authorize_type(ctx, enforcer, spec)
             plan = spec['quota_plan']
             plan.check_size(spec['size'])
             volume, hold = _inserter(db, ctx, request, spec, None, None)(s)
             if not quota.consume_at_once(conf, plan, session=s):
-                raise NotAtOnce()
+                raise NotAtOnce(spec)
             return spec, plan, volume, hold
         return db_reservations.retried(db, work)
 
@@ -458,13 +455,12 @@ def run(*, conf, db, scheduler, enforcer, ctx, request: CreateRequest):
              'request': request}
     try:
         done = AT_ONCE.run(store)
-    except NotAtOnce:
-        done = FLOW.run(store)
+    except NotAtOnce as not_at_once:
+        done = FLOW.run(dict(store, spec=not_at_once.spec))
     return done['volume'], done['spec']['volume_type']
 
 
-FLOW = flow.LinearFlow('volume_create_api',
-                       ExtractSpec(), AuthorizeType(), MakeEncryptionKey(), CheckQuota(),
-                       CreateEntry(),
-                       CastToScheduler())
 AT_ONCE = flow.LinearFlow('volume_create_api_at_once', CreateAtOnce(), CastToScheduler())
+FLOW = flow.LinearFlow('volume_create_api',
+                       AuthorizeType(), MakeEncryptionKey(), CheckQuota(), CreateEntry(),
+                       CastToScheduler())
