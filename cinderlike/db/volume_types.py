@@ -82,10 +82,11 @@ _PROJECT_DEFAULT = sa.select(DefaultVolumeType.__table__.c.volume_type_id).where
 
 
 @functools.cache
-def _type_statement(column: str, is_admin: bool, lock: str | None = None):
-    """The live types whose *column* is :key, as an admin (else :project_id) sees them;
-    locked FOR SHARE or FOR UPDATE when *lock* is 'share' or 'update'. Unlocked, a row per
-    live spec of each type (spec_key and spec_value, None for a type without specs).
+def _type_statement(column: str, is_admin: bool, lock: str | None = None, specs: bool = True):
+    """The live types whose *column* is :key, as an admin (else :project_id) sees them,
+    with a row per live spec of each type (spec_key and spec_value, None for a type without
+    specs) unless not *specs*; the type rows locked FOR SHARE or FOR UPDATE when *lock* is
+    'share' or 'update'.
 
     *column* 'default': :project_id's default type first, then the types named :key; each
     row says the project's default type id (project_default).
@@ -98,13 +99,19 @@ def _type_statement(column: str, is_admin: bool, lock: str | None = None):
         match, order, extra = _TYPES.c[column] == sa.bindparam('key'), [], []
     stmt = sa.select(_TYPES, *extra).where(match, _live())
     stmt = _visible(stmt, project_id=sa.bindparam('project_id'), is_admin=is_admin)
+    order.append(_TYPES.c.created_at)
+    if specs:
+        # NOTE(perf): the specs come in the same round trip.
+        stmt = (stmt.add_columns(_SPECS.c.key.label('spec_key'),
+                                 _SPECS.c.value.label('spec_value'))
+                .outerjoin(_SPECS, sa.and_(_SPECS.c.volume_type_id == _TYPES.c.id,
+                                           _SPECS.c.deleted.is_(False))))
+        order.extend((_TYPES.c.id, _SPECS.c.id))
     if lock is not None:
-        return stmt.with_for_update(read=lock == 'share').order_by(*order, _TYPES.c.created_at)
-    # NOTE(perf): the specs come in the same round trip (a lock keeps to the type row).
-    return (stmt.add_columns(_SPECS.c.key.label('spec_key'), _SPECS.c.value.label('spec_value'))
-            .outerjoin(_SPECS, sa.and_(_SPECS.c.volume_type_id == _TYPES.c.id,
-                                       _SPECS.c.deleted.is_(False)))
-            .order_by(*order, _TYPES.c.created_at, _TYPES.c.id, _SPECS.c.id))
+        # NOTE(lock): the type rows only (OF); MariaDB, which has no OF, also locks the
+        # spec rows it reads with them, which a spec change locks after the type row anyway.
+        stmt = stmt.with_for_update(read=lock == 'share', of=_TYPES)
+    return stmt.order_by(*order)
 
 
 def _specs_of(session, type_ids) -> dict[str, dict]:
@@ -129,13 +136,11 @@ def _records(session, rows) -> list[VolumeTypeRecord]:
 def _first_row(session, column: str, key, *, project_id, is_admin,
                for_share: bool = False) -> tuple[sa.Row | None, VolumeTypeRecord | None]:
     """The first row of the live types whose *column* is *key* (see _type_statement), and
-    that type's record with its specs."""
+    that type's record with its specs; *for_share* holds the type rows it read until the
+    transaction ends."""
     rows = db_engine.execute(
         session, _type_statement(column, bool(is_admin), 'share' if for_share else None),
         {'key': key, 'project_id': project_id})
-    if for_share:
-        row = rows.first()
-        return row, None if row is None else _records(session, [row])[0]
     first, specs = None, {}
     for row in rows:
         if first is None:
@@ -155,7 +160,7 @@ def _first(session, column: str, key, **scope) -> VolumeTypeRecord | None:
 
 def lock_row(session, *, type_id, read: bool = False) -> sa.Row | None:
     """SELECT ... FOR UPDATE (FOR SHARE when *read*) of the live type row, in *session*."""
-    stmt = _type_statement('id', True, 'share' if read else 'update')
+    stmt = _type_statement('id', True, 'share' if read else 'update', specs=False)
     return db_engine.execute(session, stmt, {'key': type_id}).first()
 
 
@@ -176,22 +181,29 @@ def get(db, *, type_id, project_id=None, is_admin=True, session=None,
     return record
 
 
-def get_by_name(db, *, name, project_id=None, is_admin=True, session=None) -> VolumeTypeRecord:
-    """:raises VolumeTypeNotFoundByName:"""
+def get_by_name(db, *, name, project_id=None, is_admin=True, session=None,
+                for_share=False) -> VolumeTypeRecord:
+    """*for_share* as get()'s.
+
+    :raises VolumeTypeNotFoundByName:
+    """
     with db.reader(session) as s:
-        record = _first(s, 'name', name, project_id=project_id, is_admin=is_admin)
+        record = _first(s, 'name', name, project_id=project_id, is_admin=is_admin,
+                        for_share=for_share)
     if record is None:
         raise exception.VolumeTypeNotFoundByName(volume_type_name=name)
     return record
 
 
-def get_by_name_or_id(db, *, ctx_project_id, is_admin, name_or_id,
-                      session=None) -> VolumeTypeRecord:
-    """A type by id, or by name (a name may itself look like a UUID), as Cinder resolves it.
+def get_by_name_or_id(db, *, ctx_project_id, is_admin, name_or_id, session=None,
+                      for_share=False) -> VolumeTypeRecord:
+    """A type by id, or by name (a name may itself look like a UUID), as Cinder resolves it;
+    *for_share* as get()'s.
 
     :raises VolumeTypeNotFound: (VolumeTypeNotFoundByName for a non-UUID name)
     """
-    scope = {'project_id': ctx_project_id, 'is_admin': is_admin, 'session': session}
+    scope = {'project_id': ctx_project_id, 'is_admin': is_admin, 'session': session,
+             'for_share': for_share}
     if not uuidutils.is_uuid_like(name_or_id):
         return get_by_name(db, name=name_or_id, **scope)
     try:
@@ -209,16 +221,17 @@ def get_extra_specs(db, *, type_id, session=None) -> dict:
         return _specs_of(s, [type_id])[type_id]
 
 
-def get_default_for_project(db, *, project_id, conf_default_name,
-                            session=None) -> VolumeTypeRecord:
+def get_default_for_project(db, *, project_id, conf_default_name, session=None,
+                            for_share=False) -> VolumeTypeRecord:
     """The type a volume gets when none is asked for: the project's default (3.62), else the
-    `default_volume_type` option (`__DEFAULT__` unless an operator changed it).
+    `default_volume_type` option (`__DEFAULT__` unless an operator changed it); *for_share*
+    as get()'s.
 
     :raises VolumeTypeDefaultMisconfiguredError: the option names no live type.
     """
     with db.reader(session) as s:
         row, record = _first_row(s, 'default', conf_default_name, project_id=project_id,
-                                 is_admin=True)
+                                 is_admin=True, for_share=for_share)
         type_id = (row.project_default if row is not None else
                    db_engine.execute(s, sa.select(_PROJECT_DEFAULT),
                                      {'project_id': project_id}).scalar())

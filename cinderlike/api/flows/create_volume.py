@@ -176,7 +176,8 @@ def _group(db, ctx, request: CreateRequest, vtype, session):
 
 def _read_spec(conf, db, ctx, request: CreateRequest, s) -> dict:
     """The volume's spec: the request validated against the data it depends on, read in *s*
-    (the one transaction of CreateAtOnce)."""
+    (the one transaction of CreateAtOnce), the type row held `FOR SHARE` from its lookup on
+    and its encryption read after that (what _inserter's hold would otherwise do)."""
     source = snapshot = None
     if request.snapshot_id:
         snapshot = db_snapshots.get(db, snapshot_id=request.snapshot_id,
@@ -203,20 +204,20 @@ def _read_spec(conf, db, ctx, request: CreateRequest, s) -> dict:
             raise exception.InvalidBackup(
                 reason="Originating backup status must be one of 'available' values")
     size = _size(request.size, source if snapshot is None else None, snapshot, backup)
+    held = {'session': s, 'for_share': True}
     if request.volume_type:
         vtype = db_types.get_by_name_or_id(db, ctx_project_id=ctx.project_id,
                                            is_admin=ctx.is_admin,
-                                           name_or_id=request.volume_type, session=s)
+                                           name_or_id=request.volume_type, **held)
     elif snapshot is not None:
-        vtype = db_types.get(db, type_id=snapshot.volume_type_id, session=s)
+        vtype = db_types.get(db, type_id=snapshot.volume_type_id, **held)
     elif source is not None:
-        vtype = db_types.get(db, type_id=source.volume_type_id, session=s)
+        vtype = db_types.get(db, type_id=source.volume_type_id, **held)
     else:
         vtype = db_types.get_default_for_project(
-            db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type,
-            session=s)
+            db, project_id=ctx.project_id, conf_default_name=conf.default_volume_type, **held)
     key_source = snapshot if snapshot is not None else source
-    encryption = db_encryption.get(db, type_id=vtype.id, session=s)
+    encryption = db_encryption.get(db, type_id=vtype.id, **held)
     # NOTE(session): the quota limits are read here too; CheckQuota checks them.
     plan = quota.plan_volume(
         db, conf=conf, project_id=ctx.project_id, session=s, volume_type=vtype,
@@ -308,8 +309,11 @@ class CheckQuota(task.Task):
         return spec['quota_plan']
 
 
-def _inserter(db, ctx, request: CreateRequest, spec, encryption, encryption_key_id):
-    """The write of the row `creating` (no host) and its workers row, in a session."""
+def _inserter(db, ctx, request: CreateRequest, spec, encryption, encryption_key_id, *,
+              held: bool = False):
+    """The write of the row `creating` (no host) and its workers row, in a session; *held*
+    when that session read the spec, its type row held since and its encryption read
+    after."""
     values = {
         'size': spec['size'], 'user_id': ctx.user_id, 'project_id': ctx.project_id,
         'availability_zone': spec['availability_zone'], 'status': Status.CREATING,
@@ -332,8 +336,9 @@ def _inserter(db, ctx, request: CreateRequest, spec, encryption, encryption_key_
             check_group(locked)
         # NOTE(encryption): the type row is held shared while the volume goes in, so a
         # change of the type's encryption waits for it and then sees the volume.
-        db_encryption.hold_for_volume(db, type_id=spec['volume_type'].id,
-                                      expected=encryption, session=session)
+        if not held:
+            db_encryption.hold_for_volume(db, type_id=spec['volume_type'].id,
+                                          expected=encryption, session=session)
         volume = db_volumes.create(db, values=values, metadata=request.metadata,
                                    session=session)
         # NOTE(lost_cast): from here on some service settles the create, even when
@@ -390,7 +395,7 @@ class CreateAtOnce(task.Task):
             _authorize_type(ctx, enforcer, spec)
             plan = spec['quota_plan']
             plan.check_size(spec['size'])
-            volume, hold = _inserter(db, ctx, request, spec, None, None)(s)
+            volume, hold = _inserter(db, ctx, request, spec, None, None, held=True)(s)
             if not quota.consume_at_once(conf, plan, session=s):
                 raise NotAtOnce(spec)
             return spec, plan, volume, hold

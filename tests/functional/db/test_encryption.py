@@ -13,6 +13,7 @@ from falcon import testing
 from cinderlike import conf as cl_conf
 from cinderlike import exception
 from cinderlike.api.app import create_app
+from cinderlike.db import default_types as db_default_types
 from cinderlike.db import encryption as db_encryption
 from cinderlike.db import serializable
 from cinderlike.db import snapshots as db_snapshots
@@ -55,8 +56,10 @@ def _volumes_of(db, type_id) -> list[Volume]:
 
 
 def _create_volume(client, project, type_id):
+    """A create naming *type_id*; None: the project's default type (set to it by the test)."""
+    volume = {'size': 1} if type_id is None else {'size': 1, 'volume_type': type_id}
     return lambda: client.simulate_post('/v3/volumes', headers=_headers(project),
-                                        json={'volume': {'size': 1, 'volume_type': type_id}})
+                                        json={'volume': volume})
 
 
 def _warm(client, project, type_id) -> None:
@@ -100,16 +103,19 @@ def test_encryption_delete_against_volume_create(db, client, attempt):
     _assert_agrees(db, vtype.id, project)
 
 
+@pytest.mark.parametrize('named', [True, False], ids=['named-type', 'project-default'])
 @pytest.mark.parametrize('warm', [False, True], ids=['first-use', 'one-transaction'])
 @pytest.mark.parametrize('attempt', range(4))
-def test_encryption_create_against_volume_create(db, client, attempt, warm):
+def test_encryption_create_against_volume_create(db, client, attempt, warm, named):
     project = uuid.uuid4().hex
-    vtype = db_types.create(db, name=f'enc-new-{attempt}-{warm}')
+    vtype = db_types.create(db, name=f'enc-new-{attempt}-{warm}-{named}')
+    if not named:
+        db_default_types.set_default(db, project_id=project, type_id=vtype.id)
     if warm:
         _warm(client, project, vtype.id)
     url = f'/v3/types/{vtype.id}/encryption'
     created, encrypted = race(
-        _create_volume(client, project, vtype.id),
+        _create_volume(client, project, vtype.id if named else None),
         lambda: client.simulate_post(url, headers=_headers(project), json={'encryption': LUKS}))
     if encrypted.status_code == 400:
         assert encrypted.json['badRequest']['message'] == (
