@@ -167,13 +167,14 @@ class Machine:
 
     def begin(self, db, *, row_id: str, action: str, project_id: str | None = None,
               values: dict | None = None, where=(), session=None,
-              unfrozen: tuple[str | None, str | None] | None = None):
+              unfrozen: tuple[str | None, str | None] | None = None, locked: bool = False):
         """Move the row into *action*'s in-progress status in one CAS UPDATE.
 
         *values* are written in the same UPDATE, *where* adds the caller's predicates.
         *unfrozen* is the (host, cluster_name) of the row's backend, which the UPDATE also
         requires not to be frozen (Cinder's is_backend_frozen; NOTE(perf): a clause, not a
-        SELECT before it). Returns the row as now stored.
+        SELECT before it). *locked*: the caller's *session* already holds the row FOR UPDATE.
+        Returns the row as now stored.
         :raises: NotFound when there is no such live row; InvalidInput when the backend is
             frozen; the refusal when its state, or a guard, does not allow *action*.
         """
@@ -191,7 +192,7 @@ class Machine:
             values or {}, where)
         params.update(bound)
         with db.writer(session) as s:
-            if self.table[action].guards:
+            if self.table[action].guards and not locked:
                 # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
                 # so the UPDATE's subqueries see what a writer holding the lock committed
                 # (PostgreSQL re-checks a waited-for row without re-running subqueries).

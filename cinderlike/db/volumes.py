@@ -103,12 +103,14 @@ def create(db, *, values: dict, metadata: dict | None = None,
     return row
 
 
-def get(db, *, volume_id: str, project_id: str | None = None, session=None) -> Volume:
-    """The live volume; *project_id* limits the lookup to that project (non-admins).
+def get(db, *, volume_id: str, project_id: str | None = None, session=None,
+        lock: bool = False) -> Volume:
+    """The live volume; *project_id* limits the lookup to that project (non-admins); *lock*
+    holds it FOR UPDATE in *session*'s transaction.
 
     :raises VolumeNotFound:
     """
-    return MACHINE.get(db, row_id=volume_id, project_id=project_id, session=session)
+    return MACHINE.get(db, row_id=volume_id, project_id=project_id, session=session, lock=lock)
 
 
 def get_any(db, *, volume_id: str, session=None) -> Volume | None:

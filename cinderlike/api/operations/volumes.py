@@ -27,9 +27,13 @@ def scope(ctx) -> str | None:
     return None if ctx.is_admin else ctx.project_id
 
 
-def get(db, ctx, *, volume_id: str, session=None):
-    """:raises VolumeNotFound: also for another project's volume, as Cinder."""
-    return db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx), session=session)
+def get(db, ctx, *, volume_id: str, session=None, lock: bool = False):
+    """*lock* as db/volumes.get's.
+
+    :raises VolumeNotFound: also for another project's volume, as Cinder.
+    """
+    return db_volumes.get(db, volume_id=volume_id, project_id=scope(ctx), session=session,
+                          lock=lock)
 
 
 def create(conf, db, rpc, enforcer, ctx, *, request: create_volume.CreateRequest):
@@ -60,8 +64,9 @@ def delete(db, rpc, ctx, *, volume_id: str, authorize=None, force: bool = False,
     no scheduler placed it, or move it to `deleting` and cast to its backend.
 
     NOTE(perf): the lookup is the first statement of the delete's transaction, not a
-    transaction of its own (one COMMIT less); the row is read without a lock, and the
-    delete's CAS UPDATE decides on the row as it stands then.
+    transaction of its own (one COMMIT less), and a locking read: the lock the transition's
+    guards need (Machine.begin) is taken by it, not by a statement of its own. The delete's
+    CAS UPDATE decides on the row as it stands then.
     :raises VolumeNotFound, InvalidVolume: (the delete transition's expected states),
         InvalidInput: on a frozen backend; what *authorize* raises
     """
@@ -71,7 +76,7 @@ def delete(db, rpc, ctx, *, volume_id: str, authorize=None, force: bool = False,
     foreign = ([db_volumes.other_project_snapshots()]
                if cascade and not force and not ctx.is_admin else [])
     with db.writer() as session:
-        volume = get(db, ctx, volume_id=volume_id, session=session)
+        volume = get(db, ctx, volume_id=volume_id, session=session, lock=True)
         if authorize is not None:
             authorize(volume)
         if volume.host is None and db_volumes.destroy_unscheduled(db, volume_id=volume_id,
@@ -87,7 +92,7 @@ def delete(db, rpc, ctx, *, volume_id: str, authorize=None, force: bool = False,
                                           project_id=scope(ctx), where=foreign,
                                           values={'terminated_at': utcnow()},
                                           unfrozen=(volume.host, volume.cluster_name),
-                                          session=session)
+                                          session=session, locked=True)
         snapshots = (db_snapshots.begin_cascade(db, volume_id=volume_id, force=force,
                                                 session=session) if cascade else {})
         hold = _begin_worker(db, volume, states.Status.DELETING, session=session)

@@ -2,6 +2,8 @@
 a revert all take the volume's row lock, so exactly one of two racing requests wins and the
 loser leaves nothing behind (no row, no quota)."""
 
+import threading
+import time
 import uuid
 
 import pytest
@@ -13,7 +15,7 @@ from cinderlike.api.operations import volumes as volume_ops
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import QuotaUsage, Snapshot
+from cinderlike.db.models import QuotaUsage, Snapshot, Volume
 from tests.fixtures import daemons
 from tests.fixtures.race import race, split
 
@@ -82,6 +84,40 @@ def test_volume_delete_against_snapshot_create_one_wins(conf, db, project, attem
         assert isinstance(deleted, exception.InvalidVolume) and status == 'available'
         assert _live_snapshots(db, volume.id) == 1
         assert _snapshot_usage(db, project) == (before[0] + 1, 0)
+
+
+def test_a_delete_that_waited_for_the_volume_sees_the_snapshot_its_holder_inserted(
+        conf, db, project):
+    """The delete's guard (no snapshots) is a subquery of its UPDATE, and PostgreSQL
+    re-checks a row an UPDATE waited for without running its subqueries again: the delete
+    locks the row with its first read, so its UPDATE, a later statement, sees what the
+    lock's holder committed meanwhile."""
+    volume = _volume(db, project)
+    inserted, outcome = threading.Event(), {}
+
+    def holder():
+        with db.writer() as s:
+            s.execute(sa.select(Volume.id).where(Volume.id == volume.id).with_for_update())
+            s.add(Snapshot(id=str(uuid.uuid4()), volume_id=volume.id, project_id=project,
+                           status='creating', volume_size=1,
+                           volume_type_id=volume.volume_type_id))
+            s.flush()
+            inserted.set()
+            time.sleep(0.5)  # the delete is waiting for the volume's row by now
+
+    def deleter():
+        inserted.wait(10)
+        try:
+            volume_ops.delete(db, Casts(), _ctx(project), volume_id=volume.id)
+        except exception.InvalidVolume as refused:
+            outcome['refused'] = refused
+    threads = [threading.Thread(target=holder), threading.Thread(target=deleter)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert 'refused' in outcome
+    assert db_volumes.get(db, volume_id=volume.id).status == 'available'
 
 
 @pytest.mark.parametrize('attempt', range(8))
