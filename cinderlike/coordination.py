@@ -13,6 +13,13 @@ from tooz import coordination as tooz_coordination
 LOG = logging.getLogger(__name__)
 
 
+def file_lock_dir(conf) -> str | None:
+    """The directory tooz's file backend keeps its lock files in (a file per lock name), as
+    tooz reads it from `[coordination] backend_url`; None for the other backends."""
+    url = urllib.parse.urlsplit(conf.coordination.backend_url)
+    return url.path if url.scheme == 'file' else None
+
+
 class Coordinator:
     """One tooz coordinator per service, named after the service's host and binary."""
 
@@ -60,12 +67,12 @@ class Coordinator:
         the removed file open and then finds the resource gone; one that comes later makes a
         new file, and removes it in turn when it finds the resource gone.
         """
-        url = urllib.parse.urlparse(self._conf.coordination.backend_url)
-        if url.scheme != 'file':
+        directory = file_lock_dir(self._conf)
+        if directory is None:
             return
         for name in names:
             try:
-                os.remove(os.path.join(url.path, name))
+                os.remove(os.path.join(directory, name))
             except FileNotFoundError:
                 pass
             except OSError as error:

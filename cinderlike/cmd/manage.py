@@ -19,7 +19,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from cinderlike import conf as cl_conf
-from cinderlike import context, exception
+from cinderlike import context, coordination, exception
 from cinderlike.db import clusters, engine, maintenance, migration, pools, services
 from cinderlike.db import snapshots as db_snapshots
 from cinderlike.db import volumes as db_volumes
@@ -336,11 +336,11 @@ class UtilCommands(Command):
 
     def _lock_files(self) -> dict[tuple[str, str], list[str]]:
         """{(kind, id): paths} of the `cinder-<id>-...` lock files of a file:// tooz."""
-        url = self._conf.coordination.backend_url
-        if not url.startswith('file://'):
+        directory = coordination.file_lock_dir(self._conf)
+        if directory is None:
             return {}
         found = {}
-        for path in glob.glob(os.path.join(os.path.abspath(url[len('file://'):]), 'cinder-*')):
+        for path in glob.glob(os.path.join(directory, 'cinder-*')):
             match = _UUID.search(os.path.basename(path))
             if match:
                 kind = 'snapshot' if 'snapshot' in os.path.basename(path) else 'volume'
