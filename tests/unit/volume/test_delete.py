@@ -77,13 +77,14 @@ def test_busy_volume_goes_back_to_available(manager, db, conf):
     assert usage(db, 'volumes') == (1, 0) and claimed(db) == 2 and workers(db) == []
 
 
-def test_driver_failure_leaves_error_deleting(manager, db, conf):
+def test_driver_failure_leaves_error_deleting_and_its_lock_file(manager, db, conf):
     volume = _available(manager, db)
     _begin_delete(db, volume)
     conf.set_override('fake_fail', ['delete_volume'], group='lvm')
     manager.delete_volume(ctx(), volume_id=volume.id)
     assert row(db, volume.id).status == 'error_deleting'
     assert usage(db, 'volumes') == (1, 0) and claimed(db) == 2
+    assert locks.delete_volume(volume.id) in lock_files(conf)
 
 
 def test_a_deleted_volume_leaves_no_lock_file_behind(manager, db, conf):
@@ -99,15 +100,6 @@ def test_a_deleted_volume_leaves_no_lock_file_behind(manager, db, conf):
     # a delete that comes again makes its lock's file, then finds the volume gone
     manager.delete_volume(ctx(), volume_id=volume.id)
     assert not [name for name in lock_files(conf) if volume.id in name]
-
-
-def test_a_volume_the_driver_failed_to_delete_keeps_its_lock_file(manager, db, conf):
-    volume = _available(manager, db)
-    _begin_delete(db, volume)
-    conf.set_override('fake_fail', ['delete_volume'], group='lvm')
-    manager.delete_volume(ctx(), volume_id=volume.id)
-    assert row(db, volume.id).status == 'error_deleting'
-    assert locks.delete_volume(volume.id) in lock_files(conf)
 
 
 def test_not_deleting_or_missing_volume_is_left_alone(manager, db):
