@@ -12,6 +12,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 
 from cinderlike import exception
+from cinderlike.db import engine as db_engine
 
 DEFAULT_SORT = (('created_at', 'desc'),)
 _DIRS = ('asc', 'desc')
@@ -140,13 +141,16 @@ class Listing:
                         limit=limit, offset=offset, plain_rows=self.plain_rows,
                         columns=columns, computed=computed)
 
-    def count(self, db, *, project_id: str | None, filters: dict | None = None) -> int:
-        """How many rows match, ignoring pagination (`with_count`, 3.45)."""
+    def count(self, db, *, project_id: str | None, filters: dict | None = None,
+              session=None) -> int:
+        """How many rows match, ignoring pagination (`with_count`, 3.45); in *session*'s
+        transaction when given (a page's)."""
         where = self.scope(project_id, filters)
         if where is None:
             return 0
-        with db.reader() as s:
-            return s.scalar(sa.select(sa.func.count()).select_from(self.model).where(*where))
+        stmt = sa.select(sa.func.count()).select_from(self.model).where(*where)
+        with db.reader(session) as s:
+            return db_engine.execute(s, stmt).scalar()
 
 
 def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = None,

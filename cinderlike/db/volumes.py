@@ -349,9 +349,9 @@ def detail_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
             ('attached', attached))
 
 
-def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
+def count(db, *, project_id: str | None, filters: dict | None = None, session=None) -> int:
     """How many volumes match, ignoring pagination (`with_count`, 3.45)."""
-    return LISTING.count(db, project_id=project_id, filters=filters)
+    return LISTING.count(db, project_id=project_id, filters=filters, session=session)
 
 
 def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str]]]:

@@ -223,11 +223,11 @@ class Volumes:
                 computed=db_volumes.detail_columns(self._db.dialect,
                                                    view.VISIBLE_ADMIN_METADATA) if detail else (),
                 session=s)
-            # NOTE(session): a detail page's lookups in the page's read transaction.
+            # NOTE(session): a detail page's lookups, and the count, in the page's read
+            # transaction.
             extras = self._render.listed_extras(rows, s) if detail else None
-        count = None
-        if with_count:
-            count = db_volumes.count(self._db, project_id=project, filters=filters)
+            count = (db_volumes.count(self._db, project_id=project, filters=filters, session=s)
+                     if with_count else None)
         links = self._render.links(req)
         items = (self._render.views(req, rows, view.DETAIL, extras) if detail
                  else [view.summary(v, links=links) for v in rows])

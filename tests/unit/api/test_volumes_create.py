@@ -8,14 +8,15 @@ import sqlalchemy as sa
 
 from cinderlike.db import volume_types as db_types
 from cinderlike.db.models import Worker
-from tests.unit.api.volume_fixtures import add_volume, fault, post, usages, user, volume_rows
-
-
-def _commits(db) -> list:
-    """One entry per transaction committed on *db* from now on."""
-    commits = []
-    sa.event.listen(db.engine, 'commit', lambda _conn: commits.append(1))
-    return commits
+from tests.unit.api.volume_fixtures import (
+    add_volume,
+    commits,
+    fault,
+    post,
+    usages,
+    user,
+    volume_rows,
+)
 
 
 def _workers(db) -> list[Worker]:
@@ -45,9 +46,9 @@ def test_create_answers_202_creating_and_casts_to_the_scheduler(vclient, db, rpc
 
 def test_a_create_whose_usage_rows_exist_is_one_transaction(vclient, db, rpc):
     assert post(vclient, {'volume': {'size': 1}}).status_code == 202
-    commits = _commits(db)
+    committed = commits(db)
     resp = post(vclient, {'volume': {'size': 2, 'name': 'second'}})
-    assert resp.status_code == 202 and len(commits) == 1
+    assert resp.status_code == 202 and len(committed) == 1
     assert len(volume_rows(db)) == 2 and len(_workers(db)) == 2
     assert usages(db)['volumes'] == (2, 0) and usages(db)['gigabytes'] == (3, 0)
     assert rpc.scheduler.calls[-1][1]['volume_id'] == resp.json['volume']['id']

@@ -4,7 +4,7 @@ import pytest
 
 from cinderlike.db import volumes as db_volumes
 from tests.unit.api.type_fixtures import PROJECT, admin, user
-from tests.unit.api.volume_fixtures import add_volume, fault
+from tests.unit.api.volume_fixtures import add_volume, commits, fault
 
 
 def _get(client, path='/v3/volumes', query=None, headers=None, version=None):
@@ -74,10 +74,12 @@ def test_max_limit_caps_pages(vclient, three, conf):
     assert len(resp.json['volumes']) == 2 and 'volumes_links' in resp.json
 
 
-def test_with_count_from_3_45(vclient, three):
+def test_with_count_from_3_45(vclient, db, three):
     assert 'count' not in _get(vclient, query='with_count=true&limit=1', version='3.44').json
+    committed = commits(db)
     resp = _get(vclient, query='with_count=true&limit=1', version='3.45')
     assert resp.json['count'] == 3 and len(resp.json['volumes']) == 1
+    assert len(committed) == 1  # the count is read in the page's transaction
     # Cinder links to a next page whenever the limit does not pass the total count, so
     # even the short last page of a counted listing carries one.
     last = _get(vclient, query=f'with_count=true&limit=2&sort=name:asc&marker={three[1].id}',

@@ -70,6 +70,13 @@ def volume_rows(db) -> list[Volume]:
         return list(s.scalars(sa.select(Volume).where(Volume.deleted.is_(False))))
 
 
+def commits(db) -> list:
+    """One entry per transaction committed on *db* from now on."""
+    committed = []
+    sa.event.listen(db.engine, 'commit', lambda _conn: committed.append(1))
+    return committed
+
+
 def usages(db, project='admin') -> dict[str, tuple[int, int]]:
     """{resource: (in_use, reserved)} of the project."""
     with db.reader() as s:
