@@ -334,7 +334,7 @@ def consume(db, *, project_id: str, deltas: dict[str, int], limits: dict[str, in
         # the quota rows, as a type's rename and encryption change do.
         result = then(s)
         if at_once:
-            if not consume_at_once(s, project_id=project_id, deltas=deltas, limits=limits):
+            if not _add_in_use(s, project_id, resources, deltas, limits):
                 raise _NotAtOnce()
             return result
         usages = _locked_within(s, project_id=project_id, resources=resources, deltas=deltas,

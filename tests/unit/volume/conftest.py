@@ -74,7 +74,7 @@ def manager(conf, db):
 
 def lock_files(conf) -> list[str]:
     """The names of the files tooz's file backend keeps for the locks taken so far."""
-    return sorted(os.listdir(conf.coordination.backend_url.removeprefix('file://')))
+    return sorted(os.listdir(coordination.file_lock_dir(conf)))
 
 
 def ctx():
