@@ -9,6 +9,11 @@ deprecated (Wallaby) check string, which oslo.policy ORs in only when an operato
 from oslo_log import versionutils
 from oslo_policy import policy
 
+from cinderlike.policies import plugin_checks
+
+# NOTE(order): before the first RuleDefault below, which is the first rule parsed.
+plugin_checks.defer()
+
 RULE_ADMIN_API = 'rule:admin_api'
 RULE_CONTEXT_IS_ADMIN = 'rule:context_is_admin'
 RULE_ADMIN_OR_OWNER = 'rule:admin_or_owner'
