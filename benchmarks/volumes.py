@@ -221,6 +221,8 @@ def main(argv=None):
     parser.add_argument('--backends', type=int, default=2, help='with --deploy')
     parser.add_argument('--keep-logs', action='store_true', help='with --deploy')
     args = parser.parse_args(argv)
+    if args.lists < 1:
+        parser.error('--lists must be at least 1 (the timed listings also give the ids to delete)')
     options = dict(count=args.volumes, concurrency=args.concurrency, lists=args.lists)
     if args.url:
         result = run(args.url, **options)
