@@ -309,15 +309,16 @@ LISTING = listing.Listing(
 def get_all(db, *, project_id: str | None, filters: dict | None = None,
             marker: str | None = None, limit: int | None = None, offset: int | None = None,
             sort: list[tuple[str, str | None]] | None = None,
-            sort_aliases: dict[str, str] | None = None) -> list[Backup]:
+            sort_aliases: dict[str, str] | None = None, session=None) -> list[Backup]:
     """One page of backups (all projects when *project_id* is None); see Listing.get_all."""
     return LISTING.get_all(db, project_id=project_id, filters=filters, marker=marker,
-                           limit=limit, offset=offset, sort=sort, sort_aliases=sort_aliases)
+                           limit=limit, offset=offset, sort=sort, sort_aliases=sort_aliases,
+                           session=session)
 
 
-def count(db, *, project_id: str | None, filters: dict | None = None) -> int:
+def count(db, *, project_id: str | None, filters: dict | None = None, session=None) -> int:
     """How many backups match, ignoring pagination (`with_count`, 3.45)."""
-    return LISTING.count(db, project_id=project_id, filters=filters)
+    return LISTING.count(db, project_id=project_id, filters=filters, session=session)
 
 
 def get_metadata(db, *, backup_ids: list[str], session=None) -> dict[str, dict[str, str]]:

@@ -76,10 +76,11 @@ class BackupRenderer:
         links = self.links(req)
         return [view.summary(b, links) for b in backups]
 
-    def details(self, req: falcon.Request, backups: list) -> list[dict]:
+    def details(self, req: falcon.Request, backups: list, session=None) -> list[dict]:
         links = self.links(req)
         attributes = self._enforcer.allowed(req.context.ctx, policy.BACKUP_ATTRIBUTES_POLICY)
-        metadata = db_backups.get_metadata(self._db, backup_ids=[b.id for b in backups])
+        metadata = db_backups.get_metadata(self._db, backup_ids=[b.id for b in backups],
+                                           session=session)
         return [view.detail(b, metadata[b.id], links, version=req.context.api_version,
                             attributes=attributes) for b in backups]
 
@@ -126,11 +127,15 @@ class Backups(_Resource):
             params.pop('with_count')
         project, filters = backup_filters(ctx, params, version)
         aliases = {'name': 'display_name'} if version.matches(mv.BACKUP_SORT_NAME) else None
-        rows = db_backups.get_all(self._db, project_id=project, filters=filters, marker=marker,
-                                  limit=limit, offset=offset, sort=sort, sort_aliases=aliases)
-        count = (db_backups.count(self._db, project_id=project, filters=filters)
-                 if with_count else None)
-        items = self._render.details(req, rows) if detail else self._render.summaries(req, rows)
+        # NOTE(session): the page, its metadata and the count in one read transaction.
+        with self._db.reader() as s:
+            rows = db_backups.get_all(self._db, project_id=project, filters=filters,
+                                      marker=marker, limit=limit, offset=offset, sort=sort,
+                                      sort_aliases=aliases, session=s)
+            count = (db_backups.count(self._db, project_id=project, filters=filters, session=s)
+                     if with_count else None)
+            items = (self._render.details(req, rows, session=s) if detail
+                     else self._render.summaries(req, rows))
         next_href = self._render.links(req).page_after(
             'backups/detail' if detail else 'backups', dict(req.params), rows, limit=limit,
             count=count)

@@ -113,14 +113,17 @@ class SnapshotRenderer:
     def links(self, req: falcon.Request) -> Links:
         return Links.of(self._conf, req)
 
-    def summaries(self, snapshots: list) -> list[dict]:
-        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots])
+    def summaries(self, snapshots: list, session=None) -> list[dict]:
+        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots],
+                                             session=session)
         return [view.summary(s, metadata[s.id]) for s in snapshots]
 
-    def details(self, req: falcon.Request, snapshots: list, *, extensions: bool) -> list[dict]:
+    def details(self, req: falcon.Request, snapshots: list, *, extensions: bool,
+                session=None) -> list[dict]:
         """Detail views; *extensions* (show, detail list) adds the extended attributes."""
         extended = extensions and self._enforcer.allowed(req.context.ctx, policy.EXTEND_ATTRIBUTE)
-        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots])
+        metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots],
+                                             session=session)
         return [view.detail(s, metadata[s.id], version=req.context.api_version,
                             extended=extended) for s in snapshots]
 
@@ -151,13 +154,15 @@ class Snapshots:
             params.pop('with_count')
         project, filters = snapshot_filters(ctx, params, version)
         aliases = {'name': 'display_name'} if version.matches(mv.SNAPSHOT_SORT) else None
-        rows = db_snapshots.get_all(self._db, project_id=project, filters=filters,
-                                    marker=marker, limit=limit, offset=offset, sort=sort,
-                                    sort_aliases=aliases)
-        count = (db_snapshots.count(self._db, project_id=project, filters=filters)
-                 if with_count else None)
-        items = (self._render.details(req, rows, extensions=True) if detail
-                 else self._render.summaries(rows))
+        # NOTE(session): the page, its metadata and the count in one read transaction.
+        with self._db.reader() as s:
+            rows = db_snapshots.get_all(self._db, project_id=project, filters=filters,
+                                        marker=marker, limit=limit, offset=offset, sort=sort,
+                                        sort_aliases=aliases, session=s)
+            count = (db_snapshots.count(self._db, project_id=project, filters=filters,
+                                        session=s) if with_count else None)
+            items = (self._render.details(req, rows, extensions=True, session=s) if detail
+                     else self._render.summaries(rows, session=s))
         next_href = self._render.links(req).page_after(
             'snapshots/detail' if detail else 'snapshots', dict(req.params), rows, limit=limit,
             count=count)

@@ -7,7 +7,7 @@ from tests.unit.api.backup_fixtures import (
     add_backup,
 )
 from tests.unit.api.type_fixtures import OTHER, PROJECT, admin, user
-from tests.unit.api.volume_fixtures import add_volume, fault
+from tests.unit.api.volume_fixtures import add_volume, commits, fault
 
 DETAIL_3_0 = {'id', 'status', 'size', 'object_count', 'availability_zone', 'container',
               'created_at', 'updated_at', 'name', 'description', 'fail_reason', 'volume_id',
@@ -76,9 +76,13 @@ def test_filters_and_sort(bclient, three, query, version, names):
     assert [b['name'] for b in resp.json['backups']] == names
 
 
-def test_paging_with_count_and_links(bclient, three):
+def test_paging_with_count_and_links(bclient, db, three):
+    committed = commits(db)
     resp = _get(bclient, '/v3/backups?limit=2&with_count=true&sort=name:asc', '3.45')
     assert resp.json['count'] == 3 and len(resp.json['backups']) == 2
+    assert len(committed) == 1  # the count in the page's transaction
+    detail = _get(bclient, '/v3/backups/detail?with_count=true', '3.45')
+    assert detail.json['count'] == 3 and len(committed) == 2  # and the detail's metadata
     assert 'marker=' in resp.json['backups_links'][0]['href']
     marker = resp.json['backups'][-1]['id']
     rest = _get(bclient, f'/v3/backups?marker={marker}&sort=name:asc', '3.45').json

@@ -8,7 +8,7 @@ from tests.unit.api.snapshot_fixtures import add_snapshot, fault
 from tests.unit.api.test_snapshots import EXTENDED
 from tests.unit.api.test_snapshots_create import BASE_FIELDS, MISSING
 from tests.unit.api.type_fixtures import PROJECT, admin, user
-from tests.unit.api.volume_fixtures import add_volume
+from tests.unit.api.volume_fixtures import add_volume, commits
 
 T0 = datetime.datetime(2026, 1, 1)
 
@@ -157,9 +157,13 @@ def test_an_unknown_marker_is_404(vclient, three):
         404, f'Snapshot {MISSING} could not be found.')
 
 
-def test_with_count_from_3_45(vclient, three):
+def test_with_count_from_3_45(vclient, db, three):
+    committed = commits(db)
     resp = _list(vclient, 'with_count=true&limit=1&status=available', version='3.45')
     assert resp.json['count'] == 2 and len(resp.json['snapshots']) == 1
+    assert len(committed) == 1  # the count and the metadata in the page's transaction
+    detail = _list(vclient, 'with_count=true', path='/v3/snapshots/detail', version='3.45')
+    assert detail.json['count'] == 3 and len(committed) == 2
     assert resp.json['snapshots_links'][0]['href'].endswith(
         'with_count=true&limit=1&status=available&marker=' + resp.json['snapshots'][0]['id'])
     # Cinder links to a next page whenever the limit does not pass the total count.
