@@ -35,14 +35,15 @@ def _live_clauses(model, of_project: bool) -> tuple:
 
 
 @functools.cache
-def _get_statement(model, of_project: bool, lock: bool = False, fresh: bool = False):
+def _get_statement(model, of_project: bool, lock: bool = False, fresh: bool = False,
+                   options: tuple = ()):
     """SELECT of the live row :row_id (of :of_project_id), FOR UPDATE with *lock*, over what the
-    session already holds with *fresh*; built once per model.
+    session already holds with *fresh*, with the loader *options*; built once per model.
 
     NOTE(perf): every operation on a row starts with it; building and hashing the statement
     again each time cost more than running it.
     """
-    stmt = sa.select(model).where(*_live_clauses(model, of_project))
+    stmt = sa.select(model).where(*_live_clauses(model, of_project)).options(*options)
     if fresh:
         stmt = stmt.execution_options(populate_existing=True)
     return stmt.with_for_update() if lock else stmt
@@ -115,8 +116,9 @@ class Machine:
         return where
 
     def get(self, db, *, row_id: str, project_id: str | None = None, session=None,
-            lock: bool = False):
-        """The live row, locked FOR UPDATE in *session*'s transaction with *lock*.
+            lock: bool = False, options: tuple = ()):
+        """The live row, locked FOR UPDATE in *session*'s transaction with *lock*, read with
+        the loader *options* (a module constant: the statement is kept per options).
 
         :raises: the resource's NotFound.
         """
@@ -124,8 +126,8 @@ class Machine:
         if project_id is not None:
             params['of_project_id'] = project_id
         with db.reader(session) as s:
-            row = s.scalars(_get_statement(self.model, project_id is not None, lock),
-                            params).first()
+            row = s.scalars(_get_statement(self.model, project_id is not None, lock,
+                                           options=options), params).first()
         if row is None:
             raise self.not_found(row_id)
         return row

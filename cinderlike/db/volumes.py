@@ -69,7 +69,8 @@ _DELETE_TAIL = ('must not be migrating, attached, belong to a group, have snapsh
 
 _INSERT = sa.insert(Volume.__table__)
 _MANAGER = orm.instrumentation.manager_of_class(Volume)
-_ATTRIBUTES = tuple((attr.key, attr.columns[0].key) for attr in sa.inspect(Volume).column_attrs)
+_ATTRIBUTES = tuple((attr.key, attr.columns[0].key) for attr in sa.inspect(Volume).column_attrs
+                    if isinstance(attr.columns[0], sa.Column))
 
 
 def _inserted_row(session, inserted: dict) -> Volume:

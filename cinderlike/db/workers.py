@@ -99,11 +99,12 @@ def _upsert(s, row: dict) -> tuple[int, int]:
 
 
 def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
-              request: dict | None = None, unheld: bool = False, session=None):
+              request: dict | None = None, unheld: bool = False, session=None,
+              options: tuple = ()):
     """(row, Hold) of a *machine* row still in *status*, its workers row taken in the same
     transaction as that check (*session*'s, when given); (row, None) when the row is in
     another status, or with *unheld* when it has a workers row (a service holds the
-    operation).
+    operation). The row is read with the loader *options* (Machine.get).
 
     :raises: the resource's NotFound.
     """
@@ -111,7 +112,7 @@ def begin_for(db, machine, *, row_id: str, status: str, service_id: int | None,
         # NOTE(race): the resource's row is locked first, so its status cannot change
         # (an API undoing its request, a sweep settling it) between this check and the take;
         # read and locked by one statement (NOTE(perf)).
-        row = machine.get(db, row_id=row_id, session=s, lock=True)
+        row = machine.get(db, row_id=row_id, session=s, lock=True, options=options)
         if getattr(row, machine.column) != status:
             return row, None
         if unheld and get(db, resource_type=machine.name, resource_id=row_id,

@@ -3,6 +3,7 @@
 import datetime
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 from sqlalchemy.orm import Mapped, mapped_column
 
 from cinderlike.db.models.base import Base, DateTime, KeyValueMixin, TimestampMixin
@@ -57,6 +58,9 @@ class Volume(TimestampMixin, Base):
     previous_status: Mapped[str | None] = mapped_column(sa.String(255))
     service_uuid: Mapped[str | None] = mapped_column(sa.String(36), sa.ForeignKey('services.uuid'))
     shared_targets: Mapped[bool | None] = mapped_column(sa.Boolean, default=True)
+    # NOTE(perf): no column; loaded only by a read that asks for it
+    # (db/qos_specs.WITH_LIVE_TYPE_QOS), None otherwise.
+    live_type_qos: Mapped[str | None] = orm.query_expression()
 
     @property
     def name_id(self) -> str:

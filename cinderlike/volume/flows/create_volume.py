@@ -47,16 +47,17 @@ class ExtractVolumeRef(task.Task):
     @staticmethod
     def _take(manager, volume_id):
         with manager.db.writer() as s:
+            # NOTE(perf): the type's QoS specs id is read by the take's own SELECT.
             volume, hold = db_workers.begin_for(
                 manager.db, db_volumes.MACHINE, row_id=volume_id, status=Status.CREATING,
-                service_id=manager.service_id, session=s)
+                service_id=manager.service_id, session=s,
+                options=(db_qos_specs.WITH_LIVE_TYPE_QOS,))
             if hold is None:
                 return volume, None, None
             # NOTE(perf): read with the take, one transaction less per create. A type that
             # is gone fails the flow in ExtractVolumeSpec, where the revert settles it.
             try:
-                qos = db_qos_specs.backend_specs(manager.db, type_id=volume.volume_type_id,
-                                                 session=s)
+                qos = db_qos_specs.backend_specs(manager.db, volume=volume, session=s)
             except exception.VolumeTypeNotFound as gone:
                 qos = gone
         return volume, hold, qos

@@ -1,8 +1,10 @@
 """volume/create.py + flows/create_volume.py: create, clone, reschedule, last attempt."""
 
 import pytest
+import sqlalchemy as sa
 from oslo_messaging.notify import _impl_test
 
+from cinderlike.db.models import QualityOfServiceSpecs
 from cinderlike.drivers.volume import base
 from tests.fixtures import flaky_db
 from tests.unit.volume.conftest import (
@@ -169,3 +171,34 @@ def test_a_volume_whose_type_is_gone_ends_in_error_without_a_reschedule(manager,
     assert manager.scheduler_api.casts == [] and workers(db) == [] and claimed(db) == 0
     assert event_ids(db) == ['VOLUME_VOLUME_008_012']
     assert not manager.driver.has_volume(base.VolumeRef.of(volume))
+
+
+def test_a_type_pointing_at_deleted_qos_specs_gives_the_driver_none(manager, db):
+    from cinderlike.db import qos_specs as db_qos_specs
+    from cinderlike.db import volume_types as db_types
+    qos = db_qos_specs.create(db, name='gone', consumer='back-end',
+                              specs={'total_iops_sec': '500'})
+    db_qos_specs.associate(db, specs_id=qos.id,
+                           type_id=db_types.get_by_name(db, name='__DEFAULT__').id)
+    with db.writer() as s:  # the root row deleted, the type still pointing at it
+        s.execute(sa.update(QualityOfServiceSpecs).where(QualityOfServiceSpecs.id == qos.id)
+                  .values(deleted=True))
+    volume = add_volume(db)
+    _create(manager, volume, attempts=1)
+    assert row(db, volume.id).status == 'available'
+    assert manager.driver.qos.get(f'volume-{volume.id}') is None
+
+
+def test_the_take_reads_the_types_qos_in_its_own_select(manager, db):
+    """Two transactions (the take, the settle) and no statement for the QoS specs: the
+    take's locking SELECT carries the type's QoS specs id."""
+    volume = add_volume(db)
+    statements = []
+    sa.event.listen(db.engine, 'before_cursor_execute',
+                    lambda *args: statements.append(args[2]))
+    _create(manager, volume, attempts=1)
+    assert row(db, volume.id).status == 'available'
+    take = next(sql for sql in statements if sql.lstrip().startswith('SELECT')
+                and 'FROM volumes' in sql)
+    assert 'qos_specs_id' in take
+    assert not [sql for sql in statements if 'FROM volume_types' in sql and sql is not take]
