@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 from oslo_log import log as logging
+from sqlalchemy import orm
 
 from cinderlike.db import conditional
 from cinderlike.db import engine as db_engine
@@ -160,27 +161,43 @@ class Machine:
         if transition.allowed_from is not ANY:
             clauses.append(self._status().in_(sorted(transition.allowed_from)))
         clauses.extend(self.guards[name]() for name in transition.guards)
+        return conditional.statement(
+            self.model, values=self._begun(action, values, self._status()), where=clauses)
+
+    def _begun(self, action: str, values: dict, previous) -> dict:
+        """What *action*'s begin writes: *values*, the in-progress status and, when the
+        transition saves it, *previous* as the previous status (the status column in SQL, or
+        the value a locked row holds)."""
+        transition = self.table[action]
         new = dict(values)
         if transition.in_progress:
             new[self.column] = transition.in_progress
         if transition.saves_previous:
-            new['previous_status'] = self._status()
-        return conditional.statement(self.model, values=new, where=clauses)
+            new['previous_status'] = previous
+        return new
 
     def begin(self, db, *, row_id: str, action: str, project_id: str | None = None,
               values: dict | None = None, where=(), session=None,
-              unfrozen: tuple[str | None, str | None] | None = None, locked: bool = False):
+              unfrozen: tuple[str | None, str | None] | None = None, locked=None):
         """Move the row into *action*'s in-progress status in one CAS UPDATE.
 
         *values* are written in the same UPDATE, *where* adds the caller's predicates.
         *unfrozen* is the (host, cluster_name) of the row's backend, which the UPDATE also
         requires not to be frozen (Cinder's is_backend_frozen; NOTE(perf): a clause, not a
-        SELECT before it). *locked*: the caller's *session* already holds the row FOR UPDATE.
+        SELECT before it). *locked*: the row as the caller's *session* read it FOR UPDATE
+        (`get(lock=True)`).
         Returns the row as now stored.
         :raises: NotFound when there is no such live row; InvalidInput when the backend is
             frozen; the refusal when its state, or a guard, does not allow *action*.
         """
         of_project = project_id is not None
+        values = dict(values or {})
+        # NOTE(locked): the row cannot change under our lock, so with plain values it is the
+        # row read plus what the UPDATE writes, and is not read again; its updated_at is
+        # then one of the values (the column's onupdate would be computed unseen).
+        known = locked is not None and not any(conditional.is_sql(v) for v in values.values())
+        if known:
+            values.setdefault('updated_at', utcnow())
         clustered, frozen, bound = None, (), {'row_id': row_id}
         if unfrozen is not None:
             clustered, clause, frozen_params = db_replication.not_frozen(unfrozen)
@@ -191,19 +208,27 @@ class Machine:
         update, params = self._update(
             ('begin', action, of_project, clustered),
             lambda new, more: self._begin_update(action, of_project, new, (*more, *frozen)),
-            values or {}, where)
+            values, where)
         params.update(bound)
         with db.writer(session) as s:
-            if self.table[action].guards and not locked:
+            if self.table[action].guards and locked is None:
                 # NOTE(race): guards read other rows (a volume's snapshots); lock ours first
                 # so the UPDATE's subqueries see what a writer holding the lock committed
                 # (PostgreSQL re-checks a waited-for row without re-running subqueries).
                 # What the session holds unsent goes first, as the ORM's autoflush would.
                 db_engine.execute(s, lock_statement(self.model), params)
             count = conditional.run(s, update, params)
-            # NOTE(populate_existing): one SELECT reads the row as now stored, also over an
-            # instance the session loaded before the UPDATE.
-            row = s.scalars(_get_statement(self.model, of_project, fresh=True), params).first()
+            if known:
+                row = locked
+                if count:
+                    written = self._begun(action, values, getattr(row, self.column))
+                    for key, value in written.items():
+                        orm.attributes.set_committed_value(row, key, value)
+            else:
+                # NOTE(populate_existing): one SELECT reads the row as now stored, also over
+                # an instance the session loaded before the UPDATE.
+                row = s.scalars(_get_statement(self.model, of_project, fresh=True),
+                                params).first()
             if row is None:
                 raise self.not_found(row_id)
             if not count:

@@ -92,7 +92,7 @@ def delete(db, rpc, ctx, *, volume_id: str, authorize=None, force: bool = False,
                                           project_id=scope(ctx), where=foreign,
                                           values={'terminated_at': utcnow()},
                                           unfrozen=(volume.host, volume.cluster_name),
-                                          session=session, locked=True)
+                                          session=session, locked=volume)
         snapshots = (db_snapshots.begin_cascade(db, volume_id=volume_id, force=force,
                                                 session=session) if cascade else {})
         hold = _begin_worker(db, volume, states.Status.DELETING, session=session)

@@ -19,6 +19,7 @@ from cinderlike.db.models import (
     VolumeAdminMetadata,
     VolumeAttachment,
     VolumeMetadata,
+    utcnow,
 )
 from tests.fixtures.race import race
 
@@ -118,6 +119,36 @@ def test_a_created_volume_is_the_row_as_stored_and_in_its_session(db):
     assert db_volumes.get_metadata(db, volume_ids=[volume.id]) == {volume.id: {'a': '1'}}
     assert db_volumes.get_metadata(db, volume_ids=[volume.id], admin=True) == {
         volume.id: {'b': '2'}}
+
+
+def test_a_begin_on_a_locked_row_returns_it_as_stored_without_reading_it_again(db):
+    volume = _volume(db, status='error')
+    statements = []
+
+    def record(*args):
+        statements.append(args[2])
+    with db.writer() as s:
+        locked = db_volumes.MACHINE.get(db, row_id=volume.id, session=s, lock=True)
+        sa.event.listen(db.engine, 'before_cursor_execute', record)
+        try:
+            begun = db_volumes.MACHINE.begin(
+                db, row_id=volume.id, action='delete', values={'terminated_at': utcnow()},
+                session=s, locked=locked)
+        finally:
+            sa.event.remove(db.engine, 'before_cursor_execute', record)
+        assert begun is locked and not s.dirty
+    assert [sql.split()[0] for sql in statements] == ['UPDATE']
+    stored = db_volumes.get(db, volume_id=volume.id)
+    for column in Volume.__table__.c.keys():
+        assert getattr(begun, column) == getattr(stored, column), column
+    assert (stored.status, stored.previous_status) == ('deleting', 'error')
+    # A refused begin leaves the locked row as it is, and says why from it.
+    with db.writer() as s:
+        locked = db_volumes.MACHINE.get(db, row_id=volume.id, session=s, lock=True)
+        with pytest.raises(exception.InvalidVolume):
+            db_volumes.MACHINE.begin(db, row_id=volume.id, action='delete', session=s,
+                                     values={'terminated_at': utcnow()}, locked=locked)
+        assert locked.status == 'deleting'
 
 
 def test_the_extras_of_many_volumes_come_from_one_lookup_each(db):
