@@ -23,7 +23,8 @@ def defer() -> None:
     modules that no default rule uses. The names still come from the installed entry points,
     so a policy file's `http:` rule, or another package's check, is parsed as before.
     """
-    if _checks.extension_checks is None:
+    # NOTE(oslo): an oslo.policy without this module global loads its plugins its own way.
+    if getattr(_checks, 'extension_checks', ()) is None:
         _checks.extension_checks = {
             entry_point.name: _deferred(entry_point)
             for entry_point in metadata.entry_points(group=GROUP)}
