@@ -62,13 +62,17 @@ class _Cached:
         self.generation = 0     # how many times it was read
         self._lock = threading.Lock()
 
-    def get(self, fresh=False):
+    def read(self, fresh=False) -> tuple:
+        """(value, the generation it is), read again first when stale or *fresh*."""
         with self._lock:
             now = self._monotonic()
             if fresh or self._read_at is None or now - self._read_at >= self._ttl:
                 self._value, self._read_at = self._load(), now
                 self.generation += 1
-            return self._value
+            return self._value, self.generation
+
+    def get(self, fresh=False):
+        return self.read(fresh)[0]
 
 
 class HostManager:
@@ -84,7 +88,9 @@ class HostManager:
         self._reports: dict[tuple[str, str], CapabilityReport] = {}
         self._backends: dict[str, backend_state.BackendState] = {}
         self._version = 0       # bumped by every report kept
-        self._view = None       # ((claims, services, version), pools) of the last pools()
+        # ((claims, services, version) generations, pools, claims) of the last pools()
+        self._view = None
+        self._local = threading.local()  # .view: the view pools() last gave this thread
         self._services = _Cached(self._read_services, SERVICES_TTL, monotonic)
         self._claims = _Cached(lambda: db_pools.claims(db), CLAIMS_TTL, monotonic)
 
@@ -168,38 +174,73 @@ class HostManager:
         A pool without a row (its backend's report never reached the database) is left out:
         nothing could be claimed on it.
         """
-        claims = self._claims.get(fresh=fresh_claims)
-        self._services.get(fresh=fresh_services)  # its generation is part of the key
+        claims, claims_read = self._claims.read(fresh=fresh_claims)
+        _, services_read = self._services.read(fresh=fresh_services)
         with self._lock:
-            key = (self._claims.generation, self._services.generation, self._version)
-            if self._view is not None and self._view[0] == key:
-                return self._view[1]
-        # NOTE(perf): rebuilt only when the claims or services are read again or a report
-        # arrives; between those, successful claims update the pools in place (consumed()).
+            view = self._current(claims_read, services_read)
+        if view is None:
+            # NOTE(perf): rebuilt only when the claims or services are read again or a report
+            # arrives; between those, successful claims update the pools in place
+            # (consumed()).
+            backends = self.backends()
+            with self._lock:
+                view = self._current(claims_read, services_read)
+                if view is None:
+                    view = self._build(backends, claims, claims_read, services_read)
+        self._local.view = view
+        return view
+
+    def _current(self, claims_read, services_read):
+        """The held view when it is the one these reads make (under the lock), else None.
+        NOTE(race): claims older than the held view's are not built from again."""
+        if self._view is None:
+            return None
+        key = (max(claims_read, self._view[0][0]), services_read, self._version)
+        return self._view[1] if self._view[0] == key else None
+
+    def _build(self, backends, claims, claims_read, services_read):
+        """A new view (under the lock): the pools' claims set from *claims*, or from the
+        held view's when those were read later.
+
+        NOTE(race): the pools are shared by every view, so their claims are set under the
+        lock that consumed() takes to count a claim in them.
+        """
+        if self._view is not None and self._view[0][0] > claims_read:
+            claims_read, claims = self._view[0][0], self._view[2]
         result = pool_index.PoolView()
-        for backend in self.backends():
+        for backend in backends:
             for pool in backend.pools.values():
                 claimed = claims.get(pool.backend_id)
                 if claimed is None:
                     continue
                 pool.set_claims(*claimed)
                 result.append(pool)
-        with self._lock:
-            self._view = (key, result)
+        self._view = ((claims_read, services_read, self._version), result, claims)
         return result
 
     def consumed(self, pool: backend_state.PoolState, size_gb: float) -> None:
-        """Count a successful claim in the cached view until the claims are read again."""
-        before = pool_index.raw_weights(pool)
-        pool.consume(size_gb)
+        """Count a successful claim, made after this thread's last pools(), in the view
+        until the claims are read again.
+
+        NOTE(race): only while the view this thread placed from is still the held one: its
+        claims were read before this claim was made. A view built since then read them
+        again, maybe after the claim committed; counting it there too showed the claim
+        twice (get_pools answered more than the pool holds). Left out, it is missing for at
+        most CLAIMS_TTL, and the database's claim is checked anyway.
+        """
         with self._lock:
-            view = self._view[1] if self._view is not None else None
-        index = getattr(view, 'built_index', None)
-        if index is not None:
-            index.moved(pool, before)
-        claims = self._claims.get()
-        if pool.backend_id in claims:
-            claims[pool.backend_id] = (pool.allocated_capacity_gb, pool.provisioned_capacity_gb)
+            view = getattr(self._local, 'view', None)
+            if self._view is None or self._view[1] is not view:
+                return
+            before = pool_index.raw_weights(pool)
+            pool.consume(size_gb)
+            index = view.built_index
+            if index is not None:
+                index.moved(pool, before)
+            claims = self._view[2]
+            if pool.backend_id in claims:
+                claims[pool.backend_id] = (pool.allocated_capacity_gb,
+                                           pool.provisioned_capacity_gb)
 
 
 def _matches(capabilities: dict, key: str, wanted) -> bool:

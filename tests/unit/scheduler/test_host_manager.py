@@ -1,6 +1,7 @@
 """scheduler/host_manager.py: which pools a scheduler may use, and the start-up wait."""
 
 import datetime
+import threading
 
 import pytest
 
@@ -99,3 +100,45 @@ def test_a_clustered_backend_is_disabled_by_its_cluster_row(db):
     db_clusters.set_disabled(db, cluster_id=cluster.id, disabled=True, reason=None)
     clock.now += host_manager.SERVICES_TTL
     assert hm.backends() == []
+
+
+def test_a_claim_is_not_counted_again_in_a_view_built_after_it(db):
+    """A placement weighed on one view; its claim commits; another thread's get_pools reads
+    the claims afresh (the claim among them) and builds the next view; only then does the
+    placement count its claim. It must not be counted twice (get_pools once answered more
+    than the pool held)."""
+    hm = _hm(db)
+    _register(db, 'a@lvm')
+    placing.record(db, 'a@lvm', placing.capabilities(total=100))
+    _report(hm, 'a@lvm', total=100)
+    db_pools.claim(db, pool='a@lvm#pool1', size_gb=90)
+    placed = {}
+
+    def place():
+        pool, = hm.pools()                                   # weighed at 90
+        assert db_pools.claim(db, pool='a@lvm#pool1', size_gb=10)
+        placed['pool'] = pool
+    thread = threading.Thread(target=place)
+    thread.start()
+    thread.join()
+    fresh, = hm.pools(fresh_claims=True)                     # get_pools: 100, the claim in it
+    assert fresh.allocated_capacity_gb == 100
+
+    counted = threading.Thread(target=hm.consumed, args=(placed['pool'], 10))
+    counted.start()                                          # the placing thread, late
+    counted.join()
+    assert hm.pools()[0].allocated_capacity_gb == 100
+    assert hm.pools(fresh_claims=True)[0].allocated_capacity_gb == 100
+
+
+def test_a_claim_counts_in_the_view_it_was_weighed_in_until_the_next_read(db):
+    hm = _hm(db)
+    _register(db, 'a@lvm')
+    placing.record(db, 'a@lvm', placing.capabilities(total=100))
+    _report(hm, 'a@lvm', total=100)
+    pool, = hm.pools()
+    assert db_pools.claim(db, pool='a@lvm#pool1', size_gb=10)
+    hm.consumed(pool, 10)
+    assert hm.pools()[0].allocated_capacity_gb == 10          # not read again yet
+    _report(hm, 'a@lvm', seq=2, total=100)                    # a rebuild from the held claims
+    assert hm.pools()[0].allocated_capacity_gb == 10

@@ -127,7 +127,8 @@ def test_host_manager_claims_move_pools_in_the_index_of_its_view():
     hm = HostManager(daemons.make_conf(), daemons.make_db())
     pools = [pool(host='a@lvm', free_capacity_gb=100), pool(host='b@lvm', free_capacity_gb=90)]
     view = pool_index.PoolView(pools)
-    hm._view = ('key', view)
+    hm._view = ((1, 1, 0), view, {})
+    hm._local.view = view  # as the pools() that gave this thread the view leaves it
     scheduler = FilterScheduler()
     spec = {'volume_properties': {'size': 20}}
     assert scheduler.weighed_candidates(view, copy.deepcopy(spec))[0].obj.host == 'a@lvm'
