@@ -4,6 +4,7 @@ Shared by tests/functional/e2e/test_overcommit.py, test_capacity_churn.py and
 benchmarks/overcommit.py, so the benchmark and the tests count the same way.
 """
 
+import datetime
 import threading
 
 from tests.functional.e2e.stack import PROJECT, Stack, wait_for
@@ -123,17 +124,30 @@ def pool_claim(stack) -> float:
 
 
 def wait_pool_empty(stack, *, total_gb, schedulers, timeout=SETTLE):
-    """Wait until nothing is claimed and the reported free capacity is the whole pool, in
-    2 × *schedulers* answers of get_pools in a row (each goes to one scheduler).
+    """Wait until nothing is claimed and a report gathered after this call gives the whole
+    pool as free, in 2 × *schedulers* answers of get_pools in a row (each goes to one
+    scheduler).
 
     NOTE(free): CapacityFilter also takes a thick pool's *reported* free capacity (Cinder's
-    rule), so right after deletes a pool looks full until the driver reports again.
+    rule), which each placement lowers in the scheduler's memory until the driver reports
+    again; get_pools shows the last report as it came. Right after deletes, that report can
+    be the one from before the previous burst: empty, while the scheduler still counts the
+    burst's placements against it.
     """
+    since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+    def reported_after(stamp) -> bool:
+        at = datetime.datetime.fromisoformat(stamp) if stamp else None
+        if at is not None and at.tzinfo is not None:
+            at = at.astimezone(datetime.UTC).replace(tzinfo=None)
+        return at is not None and at > since
+
     def empty():
         answer = stack.ok('GET', f'{V}/scheduler-stats/get_pools?detail=true', expect=200)
         caps = [p['capabilities'] for p in answer['pools']]
         return len(caps) == 1 and (caps[0]['allocated_capacity_gb'],
-                                   caps[0]['free_capacity_gb']) == (0, total_gb)
+                                   caps[0]['free_capacity_gb']) == (0, total_gb) and \
+            reported_after(caps[0]['timestamp'])
     wait_for(lambda: all(empty() for _ in range(2 * schedulers)), timeout=timeout,
              what='the pool to be reported empty')
 
