@@ -177,36 +177,40 @@ class HostManager:
         claims, claims_read = self._claims.read(fresh=fresh_claims)
         _, services_read = self._services.read(fresh=fresh_services)
         with self._lock:
-            view = self._current(claims_read, services_read)
+            view, claims, claims_read = self._current(claims, claims_read, services_read)
         if view is None:
             # NOTE(perf): rebuilt only when the claims or services are read again or a report
             # arrives; between those, successful claims update the pools in place
             # (consumed()).
             backends = self.backends()
             with self._lock:
-                view = self._current(claims_read, services_read)
+                view, claims, claims_read = self._current(claims, claims_read, services_read)
                 if view is None:
                     view = self._build(backends, claims, claims_read, services_read)
         self._local.view = view
         return view
 
-    def _current(self, claims_read, services_read):
-        """The held view when it is the one these reads make (under the lock), else None.
-        NOTE(race): claims older than the held view's are not built from again."""
+    def _current(self, claims, claims_read, services_read) -> tuple:
+        """(the held view when it is the one these reads make, else None; the claims to
+        build from and their generation), under the lock.
+
+        NOTE(race): claims older than the held view's are never built from again: the
+        held view's are taken instead.
+        """
         if self._view is None:
-            return None
-        key = (max(claims_read, self._view[0][0]), services_read, self._version)
-        return self._view[1] if self._view[0] == key else None
+            return None, claims, claims_read
+        (held_read, *_), held_view, held_claims = self._view
+        if held_read > claims_read:
+            claims, claims_read = held_claims, held_read
+        current = self._view[0] == (claims_read, services_read, self._version)
+        return held_view if current else None, claims, claims_read
 
     def _build(self, backends, claims, claims_read, services_read):
-        """A new view (under the lock): the pools' claims set from *claims*, or from the
-        held view's when those were read later.
+        """A new view from *claims* (under the lock): the pools' claims set from them.
 
         NOTE(race): the pools are shared by every view, so their claims are set under the
         lock that consumed() takes to count a claim in them.
         """
-        if self._view is not None and self._view[0][0] > claims_read:
-            claims_read, claims = self._view[0][0], self._view[2]
         result = pool_index.PoolView()
         for backend in backends:
             for pool in backend.pools.values():
