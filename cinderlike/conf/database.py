@@ -13,6 +13,11 @@ OPTS = [
                help='Connections kept open per process (ignored for SQLite).'),
     cfg.IntOpt('max_overflow', default=50, min=0,
                help='Connections allowed beyond max_pool_size under load.'),
+    cfg.IntOpt('overflow_idle_time', default=60, min=0,
+               help='Seconds a connection opened past max_pool_size may stay idle before it '
+                    'is closed (0: closed as soon as it is handed back, as oslo.db does). '
+                    'The most recently used connections are handed out first, so only those '
+                    'the load no longer needs grow idle.'),
     cfg.IntOpt('pool_timeout', default=30, min=1,
                help='Seconds to wait for a pooled connection.'),
     cfg.IntOpt('connect_timeout', default=10, min=1,

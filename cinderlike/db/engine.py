@@ -11,6 +11,8 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 from sqlalchemy import event, orm
 
+from cinderlike.db import pool as db_pool
+
 LOG = logging.getLogger(__name__)
 # Errors of a database that cannot be reached (refused, reset, restarted): the
 # transaction did not commit and may be run again. MySQL's deadlock is an OperationalError
@@ -29,9 +31,11 @@ def _engine_args(url, dbconf):
             args['poolclass'] = sa.pool.StaticPool
         return url, args
     connect_args = {}
+    args['poolclass'] = db_pool.KeepingPool  # with its defaults without [database]
     if dbconf is not None:
         args.update(pool_size=dbconf.max_pool_size, max_overflow=dbconf.max_overflow,
                     pool_timeout=dbconf.pool_timeout,
+                    overflow_idle_time=dbconf.overflow_idle_time,
                     pool_recycle=dbconf.connection_recycle_time)
         # NOTE(outage): a server that drops packets would hold a request for the TCP
         # connect timeout (minutes); both drivers name this connect argument alike.
