@@ -31,6 +31,10 @@ def _start_two_members(stack):
     pool = f'{CLUSTER}@{BACKEND}#{BACKEND}'
     wait_for(lambda: pool in stack.pool_names(), timeout=STARTUP,
              what=f'the scheduler to know the cluster pool {pool}')
+    # NOTE(startup): the pool is known from the first member's report; on a loaded machine
+    # the second may not have registered its service yet.
+    wait_for(lambda: _up_members(stack) == _members(stack), timeout=STARTUP,
+             what='both members to register their services')
 
 
 @pytest.fixture(scope='module', params=[
@@ -52,6 +56,12 @@ def stack(request, tmp_path_factory, rabbit_url, redis_url):
 
 def _members(stack):
     return {f'{stack.host}@{BACKEND}', f'{stack.host}-m2@{BACKEND}'}
+
+
+def _up_members(stack):
+    services = stack.ok('GET', f'{V}/os-services?binary=cinder-volume', expect=200,
+                        version='3.7')['services']
+    return {s['host'] for s in services if s['state'] == 'up'}
 
 
 def _volume(stack, volume_id):
