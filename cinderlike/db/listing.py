@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from cinderlike import exception
 from cinderlike.db import engine as db_engine
+from cinderlike.db import packed_rows
 
 DEFAULT_SORT = (('created_at', 'desc'),)
 _DIRS = ('asc', 'desc')
@@ -168,8 +169,14 @@ def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = N
     """
     if marker_row is not None:
         where = [*where, after_marker(pairs, marker_row)]
-    stmt = (_plain_select(model.__table__, columns, computed) if plain_rows
-            else sa.select(model))
+    packed = None
+    if not plain_rows:
+        stmt = sa.select(model)
+    else:
+        table = model.__table__
+        if s.bind.dialect.name in packed_rows.DIALECTS:
+            packed = packed_rows.packed(_read(table, columns, computed))
+        stmt = packed.select if packed else _plain_select(table, columns, computed)
     stmt = order_by(stmt.where(*where), pairs)
     if offset:
         stmt = stmt.offset(offset)
@@ -178,7 +185,17 @@ def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = N
     if not plain_rows:
         return list(s.scalars(stmt))
     make = plain_row(model.__table__, columns, tuple(name for name, _ in computed))
-    return [make(row) for row in s.connection().execute(stmt)]
+    rows = s.connection().execute(stmt)
+    if packed:
+        return [make(packed.decode(text)) for (text,) in rows]
+    return [make(row) for row in rows]
+
+
+def _read(table: sa.Table, columns: tuple[str, ...] | None, computed: tuple) -> tuple:
+    """What a plain page reads, in its rows' order: *table*'s columns (or *columns*), then
+    the expressions of *computed*."""
+    return (*(table.c[name] for name in columns or table.columns.keys()),
+            *(expression for _, expression in computed))
 
 
 @functools.cache
