@@ -191,19 +191,25 @@ def page(s, model, *, where: list, pairs, marker_row=None, limit: int | None = N
     return [make(row) for row in rows]
 
 
-def _read(table: sa.Table, columns: tuple[str, ...] | None, computed: tuple) -> tuple:
-    """What a plain page reads, in its rows' order: *table*'s columns (or *columns*), then
-    the expressions of *computed*."""
-    return (*(table.c[name] for name in columns or table.columns.keys()),
-            *(expression for _, expression in computed))
+def _column_names(table: sa.Table, columns: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The columns a plain page reads before its computed ones: *columns*, or *table*'s."""
+    return tuple(columns or table.columns.keys())
+
+
+def _read(table: sa.Table, columns: tuple[str, ...] | None, computed: tuple, *,
+          labelled: bool = False) -> tuple:
+    """What a plain page reads, in its rows' order: its columns, then the expressions of
+    *computed* (*labelled* with their names: JSON_ARRAY() takes them unlabelled)."""
+    return (*(table.c[name] for name in _column_names(table, columns)),
+            *(expression.label(name) if labelled else expression
+              for name, expression in computed))
 
 
 @functools.cache
 def _plain_select(table: sa.Table, columns: tuple[str, ...] | None,
                   computed: tuple = ()) -> sa.Select:
     """NOTE(perf): built once; each page's where() is a copy of it."""
-    stmt = sa.select(*(table.c[name] for name in columns)) if columns else sa.select(table)
-    return stmt.add_columns(*(expression.label(name) for name, expression in computed))
+    return sa.select(*_read(table, columns, computed, labelled=True))
 
 
 def plain_row(table: sa.Table, columns: tuple[str, ...] | None = None,
@@ -214,7 +220,7 @@ def plain_row(table: sa.Table, columns: tuple[str, ...] | None = None,
     NOTE(perf): reading a column of SQLAlchemy's Row by name costs ten times reading it by
     position; a detail view reads about thirty per row.
     """
-    return _row_type(table, tuple(columns or table.columns.keys()) + computed)
+    return _row_type(table, _column_names(table, columns) + computed)
 
 
 @functools.cache

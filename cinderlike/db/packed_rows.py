@@ -61,8 +61,9 @@ class Packed:
 
 @functools.cache
 def packed(columns: tuple) -> Packed | None:
-    """The packed form of a select of *columns* (columns or labelled expressions), or None
-    when one of them cannot be packed. Built once per column tuple."""
+    """The packed form of a select of *columns* (columns or unlabelled expressions: a label
+    inside JSON_ARRAY() would not render), or None when one of them cannot be packed. Built
+    once per column tuple."""
     try:
         conversions = tuple((index, convert) for index, column in enumerate(columns)
                             if (convert := _conversion(column.type)) is not None)

@@ -199,10 +199,10 @@ class HostManager:
         """
         if self._view is None:
             return None, claims, claims_read
-        (held_read, *_), held_view, held_claims = self._view
-        if held_read > claims_read:
-            claims, claims_read = held_claims, held_read
-        current = self._view[0] == (claims_read, services_read, self._version)
+        held_key, held_view, held_claims = self._view
+        if held_key[0] > claims_read:
+            claims, claims_read = held_claims, held_key[0]
+        current = held_key == (claims_read, services_read, self._version)
         return held_view if current else None, claims, claims_read
 
     def _build(self, backends, claims, claims_read, services_read):
