@@ -103,6 +103,24 @@ def test_pagination_and_filters_agree_across_databases(db):
     assert db_volumes.count(db, project_id='paging', filters={'size': 2}) == 2
 
 
+def test_nulls_sort_first_ascending_and_last_descending_and_pages_cross_them(db):
+    """MySQL's rule on both servers, whole and page by page (markers on NULL names too)."""
+    project = 'nulls'
+    named = {_volume(db, display_name=name, project_id=project).id: name
+             for name in ('b', None, 'a', None, 'c')}
+    for direction, expected in (('asc', [None, None, 'a', 'b', 'c']),
+                                ('desc', ['c', 'b', 'a', None, None])):
+        sort = [('name', direction)]
+        whole = db_volumes.get_all(db, project_id=project, sort=sort)
+        assert [named[v.id] for v in whole] == expected
+        paged, marker = [], None
+        while page := db_volumes.get_all(db, project_id=project, sort=sort, limit=2,
+                                         marker=marker):
+            paged += page
+            marker = page[-1].id
+        assert [v.id for v in paged] == [v.id for v in whole]
+
+
 def test_a_created_volume_is_the_row_as_stored_and_in_its_session(db):
     with db.writer() as s:
         volume = db_volumes.create(db, values={'size': 2, 'project_id': 'p1',

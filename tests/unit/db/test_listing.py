@@ -2,6 +2,9 @@
 
 import datetime
 
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql, postgresql, sqlite
+
 from cinderlike.db import listing
 from cinderlike.db import volumes as db_volumes
 from cinderlike.db.models import Volume
@@ -34,3 +37,32 @@ def test_a_listing_of_some_columns_reads_only_those(db):
     assert tuple(row) == ('v1', 'one', 3)
     assert (row.id, row.display_name, row.size) == ('v1', 'one', 3)
     assert not hasattr(row, 'provider_location')
+
+
+def test_the_order_is_the_columns_own_with_nulls_spelled_out_only_on_postgresql():
+    pairs = listing.sort_params(Volume, [('display_name', 'asc')])
+    stmt = listing.order_by(sa.select(Volume.id), pairs)
+    orders = {name: str(stmt.compile(dialect=dialect)).split('ORDER BY ')[1]
+              for name, dialect in (('postgresql', postgresql.dialect()),
+                                    ('mysql', mysql.dialect()), ('sqlite', sqlite.dialect()))}
+    assert orders == {
+        'postgresql': 'volumes.display_name ASC NULLS FIRST, '
+                      'volumes.created_at ASC NULLS FIRST, volumes.id ASC NULLS FIRST',
+        'mysql': 'volumes.display_name ASC, volumes.created_at ASC, volumes.id ASC',
+        'sqlite': 'volumes.display_name ASC, volumes.created_at ASC, volumes.id ASC'}
+    # NOTE(cache): compiled statements are cached by key; the direction is part of it.
+    def key(sort):
+        return listing.order_by(sa.select(Volume.id), listing.sort_params(
+            Volume, sort))._generate_cache_key().key
+    assert key([('display_name', 'asc')]) == key([('display_name', 'asc')])
+    assert key([('display_name', 'asc')]) != key([('display_name', 'desc')])
+
+
+def test_nulls_sort_first_ascending_and_last_descending_on_sqlite(db):
+    with db.writer() as s:
+        for index, name in enumerate(('b', None, 'a')):
+            s.add(Volume(id=f'v{index}', project_id='p', size=1, status='available',
+                         volume_type_id='t', display_name=name))
+    for direction, expected in (('asc', [None, 'a', 'b']), ('desc', ['b', 'a', None])):
+        rows = db_volumes.get_all(db, project_id='p', sort=[('name', direction)])
+        assert [row.display_name for row in rows] == expected
