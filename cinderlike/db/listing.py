@@ -10,12 +10,10 @@ import operator
 from collections.abc import Callable
 
 import sqlalchemy as sa
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.visitors import InternalTraversal
 
 from cinderlike import exception
 from cinderlike.db import engine as db_engine
-from cinderlike.db import packed_rows
+from cinderlike.db import ordering, packed_rows
 
 DEFAULT_SORT = (('created_at', 'desc'),)
 _DIRS = ('asc', 'desc')
@@ -50,39 +48,9 @@ def _null_flag(column):
     return sa.case((column.is_(None), 0), else_=1)
 
 
-class _SortKey(sa.sql.expression.ColumnElement):
-    """ORDER BY *column* in *direction*, NULLs first ascending and last descending on every
-    database: MySQL's and SQLite's own rule, spelled out on PostgreSQL (whose own is the
-    opposite).
-
-    NOTE(sort): a leading `CASE WHEN column IS NULL` term gave the same order everywhere,
-    but PostgreSQL then sorted every matching row on computed keys: a detail page of 500
-    took 3.9 ms of the server's time against 1.4 ms ordered by the columns themselves
-    (benchmarks/README.md, nineteenth pass), and no index can give a computed order.
-    """
-
-    inherit_cache = True
-    _traverse_internals = [('column', InternalTraversal.dp_clauseelement),
-                           ('direction', InternalTraversal.dp_string)]
-
-    def __init__(self, column, direction: str):
-        self.column, self.direction = column, direction
-
-
-@compiles(_SortKey)
-def _native_nulls(key, compiler, **kw):
-    return f'{compiler.process(key.column, **kw)} {key.direction.upper()}'
-
-
-@compiles(_SortKey, 'postgresql')
-def _spelled_out_nulls(key, compiler, **kw):
-    nulls = 'FIRST' if key.direction == 'asc' else 'LAST'
-    return f'{_native_nulls(key, compiler, **kw)} NULLS {nulls}'
-
-
 def order_by(stmt, pairs):
     """*stmt* ordered by the (column, direction) *pairs*."""
-    return stmt.order_by(*(_SortKey(column, direction) for column, direction in pairs))
+    return stmt.order_by(*(ordering.SortKey(column, direction) for column, direction in pairs))
 
 
 def after_marker(pairs, marker_row):
