@@ -2,6 +2,8 @@
 
 - No module under cinderlike/ or tests/ may pass 1,000 lines (alembic migrations are exempt).
 - No legacy ORM `.query(` call under cinderlike/: SQLAlchemy 2 `sa.select`/`sa.update` only.
+- No `deleted.is_(False)` under cinderlike/: `deleted == sa.false()`, which MariaDB's indexes
+  serve (it scans the whole index for `deleted IS false`).
 - ARCHITECTURE.md's "who may import whom" (IMPORT_RULES below).
 """
 
@@ -49,6 +51,21 @@ def legacy_queries(root: pathlib.Path) -> list[str]:
                     and node.func.attr == 'query'):
                 problems.append(f'{path.relative_to(root)}:{node.lineno}: legacy ORM '
                                 '.query(); use sa.select()/sa.update() with session.execute()')
+    return problems
+
+
+def unindexed_live_rows(root: pathlib.Path) -> list[str]:
+    """`<x>.deleted.is_(False)` calls in the package (live rows by a test no index serves)."""
+    problems = []
+    for path in _modules(root, QUERY_CHECKED):
+        tree = ast.parse(path.read_text(encoding='utf-8'), filename=str(path))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == 'is_' and isinstance(node.func.value, ast.Attribute)
+                    and node.func.value.attr == 'deleted' and len(node.args) == 1
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
+                problems.append(f'{path.relative_to(root)}:{node.lineno}: deleted.is_(False); '
+                                'use deleted == sa.false(), which MariaDB can look up by index')
     return problems
 
 
@@ -138,7 +155,7 @@ def main(argv: list[str]) -> int:
                         help='repository root (default: the one holding this script)')
     args = parser.parse_args(argv)
     problems = (oversized(args.root) + legacy_queries(args.root)
-                + import_violations(args.root))
+                + unindexed_live_rows(args.root) + import_violations(args.root))
     for problem in problems:
         print(problem)
     return 1 if problems else 0

@@ -45,8 +45,8 @@ MACHINE = transitions.Machine(
 
 def _visible(project_id: str | None) -> list:
     """WHERE clauses of live attachments of a live volume (of *project_id* when given)."""
-    where = [VolumeAttachment.deleted.is_(False), Volume.id == VolumeAttachment.volume_id,
-             Volume.deleted.is_(False)]
+    where = [VolumeAttachment.deleted == sa.false(), Volume.id == VolumeAttachment.volume_id,
+             Volume.deleted == sa.false()]
     if project_id is not None:
         where.append(Volume.project_id == project_id)
     return where
@@ -70,7 +70,7 @@ def of_volume(db, *, volume_id: str, session=None) -> list[VolumeAttachment]:
     """The live attachments of a volume, oldest first."""
     with db.reader(session) as s:
         return list(s.scalars(sa.select(VolumeAttachment).where(
-            VolumeAttachment.volume_id == volume_id, VolumeAttachment.deleted.is_(False))
+            VolumeAttachment.volume_id == volume_id, VolumeAttachment.deleted == sa.false())
             .order_by(VolumeAttachment.created_at, VolumeAttachment.id)))
 
 
@@ -84,7 +84,7 @@ def _lock_volume(s, volume_id: str) -> Volume:
 def _recompute(s, volume: Volume) -> None:
     """The locked volume's status and attach_status from its live attachments."""
     rows = s.scalars(sa.select(VolumeAttachment.attach_status).where(
-        VolumeAttachment.volume_id == volume.id, VolumeAttachment.deleted.is_(False)))
+        VolumeAttachment.volume_id == volume.id, VolumeAttachment.deleted == sa.false()))
     status, attach_status = states.volume_status(rows)
     values = {'attach_status': attach_status}
     # NOTE(migration): as Cinder, a detached volume being migrated keeps its status (the
@@ -115,7 +115,7 @@ def _same_instance(s, volume_id: str, instance_uuid: str | None) -> bool:
     if not instance_uuid:
         return False
     return s.scalar(sa.select(sa.func.count()).select_from(VolumeAttachment).where(
-        VolumeAttachment.volume_id == volume_id, VolumeAttachment.deleted.is_(False),
+        VolumeAttachment.volume_id == volume_id, VolumeAttachment.deleted == sa.false(),
         VolumeAttachment.instance_uuid == instance_uuid)) > 0
 
 
@@ -300,7 +300,7 @@ def finish_detach(db, *, volume_id: str, attachment_id: str | None) -> list[Volu
                                                            'deleted_at': utcnow()},
                            where=[VolumeAdminMetadata.volume_id == volume_id,
                                   VolumeAdminMetadata.key == 'attached_mode',
-                                  VolumeAdminMetadata.deleted.is_(False)])
+                                  VolumeAdminMetadata.deleted == sa.false()])
         _recompute(s, volume)
         return of_volume(db, volume_id=volume_id, session=s)
 
@@ -345,7 +345,7 @@ def unreserve(db, *, volume_id: str) -> bool:
     """Legacy os-unreserve: `attaching` → `in-use` with attachments, else `available`;
     False (nothing to do) when the volume was not attaching."""
     has = sa.exists().where(VolumeAttachment.volume_id == Volume.id,
-                            VolumeAttachment.deleted.is_(False),
+                            VolumeAttachment.deleted == sa.false(),
                             VolumeAttachment.attach_status != S.DETACHED)
     status = sa.case((has, volume_states.Status.IN_USE),
                      else_=volume_states.Status.AVAILABLE)
@@ -408,9 +408,9 @@ def connected_of_backend(db, *, host: str, cluster_name: str | None = None) -> l
     if cluster_name:
         where.append(Volume.cluster_name == cluster_name)
     connected = sa.exists().where(
-        VolumeAttachment.volume_id == Volume.id, VolumeAttachment.deleted.is_(False),
+        VolumeAttachment.volume_id == Volume.id, VolumeAttachment.deleted == sa.false(),
         VolumeAttachment.connector.is_not(None),
         VolumeAttachment.attach_status.in_((S.ATTACHING, S.ATTACHED, S.DETACHING)))
     with db.reader() as s:
-        return list(s.scalars(sa.select(Volume).where(Volume.deleted.is_(False),
+        return list(s.scalars(sa.select(Volume).where(Volume.deleted == sa.false(),
                                                       sa.or_(*where), connected)))

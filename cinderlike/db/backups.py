@@ -33,7 +33,7 @@ NO_PARENT = 'No backups available to do an incremental backup.'
 
 def _children(*where) -> sa.Exists:
     """EXISTS a live backup whose parent is the backup row (matching *where*)."""
-    return sa.exists().where(_Child.parent_id == Backup.id, _Child.deleted.is_(False), *where)
+    return sa.exists().where(_Child.parent_id == Backup.id, _Child.deleted == sa.false(), *where)
 
 
 GUARDS = {
@@ -80,7 +80,7 @@ def latest_available(db, *, volume_id: str, project_id: str,
     """The parent of an incremental backup (Cinder's rule): the volume's available backup
     with the latest data_timestamp, earlier than *before* (a snapshot's creation) if given."""
     where = [Backup.volume_id == volume_id, Backup.project_id == project_id,
-             Backup.deleted.is_(False), Backup.status == S.AVAILABLE]
+             Backup.deleted == sa.false(), Backup.status == S.AVAILABLE]
     if before is not None:
         where.append(Backup.data_timestamp < before)
     with db.reader() as s:
@@ -101,7 +101,7 @@ def _lock_parent(s, parent_id: str) -> Backup:
 def recount_dependents(db, *, backup_id: str, session=None) -> None:
     """num_dependent_backups := how many live backups name *backup_id* as their parent."""
     count = (sa.select(sa.func.count(_Child.id)).where(_Child.parent_id == backup_id,
-                                                        _Child.deleted.is_(False))
+                                                        _Child.deleted == sa.false())
              .scalar_subquery())
     with db.writer(session) as s:
         conditional.update(s, Backup, values={'num_dependent_backups': count},
@@ -252,7 +252,7 @@ def of_host(db, *, host: str, statuses) -> list[Backup]:
     """Live backups on *host* in *statuses* (the backup service's start-up cleanup)."""
     with db.reader() as s:
         return list(s.scalars(sa.select(Backup).where(
-            Backup.host == host, Backup.deleted.is_(False), Backup.status.in_(list(statuses)))
+            Backup.host == host, Backup.deleted == sa.false(), Backup.status.in_(list(statuses)))
             .order_by(Backup.created_at)))
 
 
@@ -263,7 +263,7 @@ def unheld(db, *, statuses, before, limit: int) -> list[Backup]:
                              Worker.resource_id == Backup.id)
     with db.reader() as s:
         return list(s.scalars(sa.select(Backup).where(
-            Backup.deleted.is_(False), Backup.status.in_(list(statuses)),
+            Backup.deleted == sa.false(), Backup.status.in_(list(statuses)),
             sa.func.coalesce(Backup.updated_at, Backup.created_at) <= before, ~held)
             .order_by(Backup.created_at).limit(limit)))
 
@@ -292,7 +292,7 @@ def _filter_clauses(filters: dict) -> list | None:
             if not isinstance(value, dict):
                 return None
             clauses.extend(sa.exists().where(
-                BackupMetadata.backup_id == Backup.id, BackupMetadata.deleted.is_(False),
+                BackupMetadata.backup_id == Backup.id, BackupMetadata.deleted == sa.false(),
                 BackupMetadata.key == k, BackupMetadata.value == v) for k, v in value.items())
         else:
             columns[key] = value

@@ -29,7 +29,7 @@ class Summary:
 def _members():
     """Live services of the cluster row being selected."""
     return sa.and_(Service.cluster_name == Cluster.name, Service.binary == Cluster.binary,
-                   Service.deleted.is_(False))
+                   Service.deleted == sa.false())
 
 
 def _heartbeat():
@@ -55,7 +55,7 @@ def _select(down_time: int, filters: dict):
     """
     expired = utcnow() - datetime.timedelta(seconds=down_time)
     last, hosts, down = _summary_columns(expired)
-    stmt = sa.select(Cluster, last, hosts, down).where(Cluster.deleted.is_(False))
+    stmt = sa.select(Cluster, last, hosts, down).where(Cluster.deleted == sa.false())
     for key, value in filters.items():
         if key == 'name':
             stmt = stmt.where(host_level(Cluster.name, value))
@@ -118,7 +118,7 @@ def set_disabled(db, *, cluster_id: int, disabled: bool, reason: str | None) -> 
     with db.writer() as session:
         conditional.update(session, Cluster,
                            values={'disabled': disabled, 'disabled_reason': reason},
-                           where=[Cluster.id == cluster_id, Cluster.deleted.is_(False)])
+                           where=[Cluster.id == cluster_id, Cluster.deleted == sa.false()])
 
 
 def remove(db, *, name: str, binary: str, recursive: bool = False) -> int:
@@ -128,7 +128,7 @@ def remove(db, *, name: str, binary: str, recursive: bool = False) -> int:
     :raises ClusterNotFound:
     :raises ClusterHasHosts: a live service still names the cluster (not recursive).
     """
-    where = [Cluster.name == name, Cluster.binary == binary, Cluster.deleted.is_(False)]
+    where = [Cluster.name == name, Cluster.binary == binary, Cluster.deleted == sa.false()]
     now = utcnow()
     with db.writer() as session:
         row = session.scalars(sa.select(Cluster).where(*where)).first()
@@ -139,7 +139,7 @@ def remove(db, *, name: str, binary: str, recursive: bool = False) -> int:
             removed = conditional.update(
                 session, Service, values={'deleted': True, 'deleted_at': now},
                 where=[Service.cluster_name == name, Service.binary == binary,
-                       Service.deleted.is_(False)])
+                       Service.deleted == sa.false()])
         # NOTE(race_preventer): the id frees (name, binary, 0) for a cluster made later.
         if not conditional.update(
                 session, Cluster,
@@ -154,7 +154,7 @@ def _rename(db, *, model, column: str, match: str | None, new: str | None,
     """cluster_name := *new* on live *model* rows (volumes, groups) whose *column* matches
     *match* (host-level); *partial* keeps what follows the matched part (backend, pool), as
     Cinder's _include_in_cluster."""
-    where = [model.deleted.is_(False)]
+    where = [model.deleted == sa.false()]
     value = new
     if match:
         where.append(host_level(getattr(model, column), match))
@@ -188,7 +188,7 @@ def adopt_volume(db, *, volume_id: str, host: str) -> bool:
     """A clustered member took a volume's create: its host becomes *host*, keeping the pool
     (Cinder's _set_resource_host). False when the volume is gone, no longer `creating`,
     not clustered, or already here."""
-    live = [Volume.id == volume_id, Volume.deleted.is_(False),
+    live = [Volume.id == volume_id, Volume.deleted == sa.false(),
             Volume.status == volume_states.Status.CREATING, Volume.cluster_name.is_not(None)]
     with db.writer() as session:
         current = session.scalars(sa.select(Volume.host).where(*live)).first()

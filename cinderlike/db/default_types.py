@@ -10,7 +10,7 @@ from cinderlike.db.models import DefaultVolumeType, utcnow
 
 
 def _live():
-    return DefaultVolumeType.deleted.is_(False)
+    return DefaultVolumeType.deleted == sa.false()
 
 
 def get(db, *, project_id) -> DefaultVolumeType | None:

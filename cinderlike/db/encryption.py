@@ -54,18 +54,18 @@ def _record(row) -> EncryptionRecord:
 
 
 def _live(type_id):
-    return [Encryption.volume_type_id == type_id, Encryption.deleted.is_(False)]
+    return [Encryption.volume_type_id == type_id, Encryption.deleted == sa.false()]
 
 
 def _unused(type_id):
-    return ~sa.exists().where(Volume.volume_type_id == type_id, Volume.deleted.is_(False))
+    return ~sa.exists().where(Volume.volume_type_id == type_id, Volume.deleted == sa.false())
 
 
 _TABLE = Encryption.__table__
 # NOTE(perf): built once and read as a Core row on the session's connection; a volume create
 # reads it (FOR SHARE) in its insert's transaction, before it locks the project's quota rows.
 _GET = sa.select(_TABLE).where(_TABLE.c.volume_type_id == sa.bindparam('type_id'),
-                               _TABLE.c.deleted.is_(False))
+                               _TABLE.c.deleted == sa.false())
 _GET_FOR_SHARE = _GET.with_for_update(read=True)
 
 

@@ -26,7 +26,7 @@ GUARDS = {
     # Not the source of a group still being created from it (Cinder's
     # group_creating_from_src(group_snapshot_id=...)).
     'not_a_source': lambda: ~sa.exists().where(
-        Group.group_snapshot_id == GroupSnapshot.id, Group.deleted.is_(False),
+        Group.group_snapshot_id == GroupSnapshot.id, Group.deleted == sa.false(),
         Group.status == group_states.Status.CREATING),
 }
 
@@ -69,7 +69,7 @@ def members(db, *, group_snapshot_id: str, session=None) -> list[Snapshot]:
     """The live member snapshots, in the order their volumes joined (created_at, id)."""
     with db.reader(session) as s:
         return list(s.scalars(sa.select(Snapshot).where(
-            Snapshot.group_snapshot_id == group_snapshot_id, Snapshot.deleted.is_(False))
+            Snapshot.group_snapshot_id == group_snapshot_id, Snapshot.deleted == sa.false())
             .order_by(Snapshot.created_at, Snapshot.id)))
 
 
@@ -114,14 +114,14 @@ def begin_delete(db, *, group_snapshot_id: str,
         left = dict(s.execute(sa.select(GroupSnapshot.id, GroupSnapshot.status).where(
             *MACHINE.live(group_snapshot_id, project_id)).with_for_update()).all())
         left.update(s.execute(sa.select(Snapshot.id, Snapshot.status).where(
-            Snapshot.group_snapshot_id == group_snapshot_id, Snapshot.deleted.is_(False))
+            Snapshot.group_snapshot_id == group_snapshot_id, Snapshot.deleted == sa.false())
             .with_for_update()).all())
         row = MACHINE.begin(db, row_id=group_snapshot_id, action='delete',
                             project_id=project_id, session=s)
         conditional.update(s, Snapshot, values={'status': snapshot_states.Status.DELETING,
                                                 'updated_at': utcnow()},
                            where=[Snapshot.group_snapshot_id == group_snapshot_id,
-                                  Snapshot.deleted.is_(False)])
+                                  Snapshot.deleted == sa.false()])
     return row, left
 
 

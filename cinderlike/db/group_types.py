@@ -41,7 +41,7 @@ class GroupTypeRecord:
 
 
 def _live():
-    return GroupType.deleted.is_(False)
+    return GroupType.deleted == sa.false()
 
 
 def _shared(project_id):
@@ -62,7 +62,7 @@ def _records(session, rows) -> list[GroupTypeRecord]:
     specs: dict[str, dict] = {type_id: {} for type_id in ids}
     for type_id, key, value in session.execute(
             sa.select(GroupTypeSpecs.group_type_id, GroupTypeSpecs.key, GroupTypeSpecs.value)
-            .where(GroupTypeSpecs.group_type_id.in_(ids), GroupTypeSpecs.deleted.is_(False))
+            .where(GroupTypeSpecs.group_type_id.in_(ids), GroupTypeSpecs.deleted == sa.false())
             .order_by(GroupTypeSpecs.id)):
         specs[type_id][key] = value
     return [GroupTypeRecord(id=row.id, name=row.name, description=row.description,
@@ -230,14 +230,14 @@ def destroy(db, *, type_id) -> GroupTypeRecord:
             raise exception.GroupTypeNotFound(group_type_id=type_id)
         record = _records(session, [row])[0]
         if session.scalar(sa.select(Group.id).where(Group.group_type_id == type_id,
-                                                    Group.deleted.is_(False)).limit(1)):
+                                                    Group.deleted == sa.false()).limit(1)):
             raise exception.GroupTypeInUse(group_type_id=type_id)
         now = utcnow()
         conditional.update(session, GroupType, values={'deleted': True, 'deleted_at': now},
                            where=[GroupType.id == type_id])
         conditional.update(session, GroupTypeSpecs, values={'deleted': True, 'deleted_at': now},
                            where=[GroupTypeSpecs.group_type_id == type_id,
-                                  GroupTypeSpecs.deleted.is_(False)])
+                                  GroupTypeSpecs.deleted == sa.false()])
         conditional.update(session, GroupTypeProjects,
                            values={'deleted': GroupTypeProjects.id, 'deleted_at': now},
                            where=[GroupTypeProjects.group_type_id == type_id,
@@ -262,7 +262,7 @@ def update_specs(db, *, type_id, specs: dict) -> None:
             if not conditional.update(
                     session, GroupTypeSpecs, values={'value': value, 'updated_at': now},
                     where=[GroupTypeSpecs.group_type_id == type_id, GroupTypeSpecs.key == key,
-                           GroupTypeSpecs.deleted.is_(False)]):
+                           GroupTypeSpecs.deleted == sa.false()]):
                 session.add(GroupTypeSpecs(group_type_id=type_id, key=key, value=value))
 
 
@@ -272,5 +272,5 @@ def delete_spec(db, *, type_id, key) -> None:
         if not conditional.update(
                 session, GroupTypeSpecs, values={'deleted': True, 'deleted_at': utcnow()},
                 where=[GroupTypeSpecs.group_type_id == type_id, GroupTypeSpecs.key == key,
-                       GroupTypeSpecs.deleted.is_(False)]):
+                       GroupTypeSpecs.deleted == sa.false()]):
             raise exception.GroupTypeSpecsNotFound(group_type_id=type_id, group_specs_key=key)

@@ -35,22 +35,22 @@ _SOURCE = sa.orm.aliased(Group)
 
 
 def _members(*extra):
-    return sa.exists().where(Volume.group_id == Group.id, Volume.deleted.is_(False), *extra)
+    return sa.exists().where(Volume.group_id == Group.id, Volume.deleted == sa.false(), *extra)
 
 
 GUARDS = {
     'no_group_snapshots': lambda: ~sa.exists().where(GroupSnapshot.group_id == Group.id,
-                                                     GroupSnapshot.deleted.is_(False)),
+                                                     GroupSnapshot.deleted == sa.false()),
     'no_volumes': lambda: ~_members(),
     # delete-volumes: no member attached or holding snapshots (Cinder's
     # group_has_volumes_filter(attached_or_with_snapshots=True)).
     'volumes_deletable': lambda: ~_members(sa.or_(
         Volume.attach_status == volume_states.AttachStatus.ATTACHED,
-        sa.exists().where(Snapshot.volume_id == Volume.id, Snapshot.deleted.is_(False)))),
+        sa.exists().where(Snapshot.volume_id == Volume.id, Snapshot.deleted == sa.false()))),
     # Not the source of a group still being created from it (Cinder's
     # group_creating_from_src).
     'not_a_source': lambda: ~sa.exists().where(
-        _SOURCE.source_group_id == Group.id, _SOURCE.deleted.is_(False),
+        _SOURCE.source_group_id == Group.id, _SOURCE.deleted == sa.false(),
         _SOURCE.status == states.Status.CREATING),
 }
 
@@ -102,7 +102,7 @@ def volume_type_ids(db, *, group_ids: list[str], session=None) -> dict[str, list
         for group_id, type_id in s.execute(
                 sa.select(GroupVolumeTypeMapping.group_id, GroupVolumeTypeMapping.volume_type_id)
                 .where(GroupVolumeTypeMapping.group_id.in_(group_ids),
-                       GroupVolumeTypeMapping.deleted.is_(False))
+                       GroupVolumeTypeMapping.deleted == sa.false())
                 .order_by(GroupVolumeTypeMapping.id)):
             found[group_id].append(type_id)
     return found
@@ -114,7 +114,7 @@ def volume_ids(db, *, group_ids: list[str], session=None) -> dict[str, list[str]
     with db.reader(session) as s:
         for group_id, volume_id in s.execute(
                 sa.select(Volume.group_id, Volume.id)
-                .where(Volume.group_id.in_(group_ids), Volume.deleted.is_(False))
+                .where(Volume.group_id.in_(group_ids), Volume.deleted == sa.false())
                 .order_by(Volume.created_at, Volume.id)):
             found[group_id].append(volume_id)
     return found
@@ -166,13 +166,13 @@ def begin_delete(db, *, group_id: str, project_id: str | None,
                               session=s)
         if delete_volumes:
             left.update(s.execute(sa.select(Volume.id, Volume.status).where(
-                Volume.group_id == group_id, Volume.deleted.is_(False))).all())
+                Volume.group_id == group_id, Volume.deleted == sa.false())).all())
             # NOTE(members): one UPDATE of every member, under the group's row lock that
             # MACHINE.begin took, so no volume joins the group between the guard and here.
             count = conditional.update(
                 s, Volume, values={'status': volume_states.Status.DELETING,
                                    'updated_at': utcnow()},
-                where=[Volume.group_id == group_id, Volume.deleted.is_(False)])
+                where=[Volume.group_id == group_id, Volume.deleted == sa.false()])
             LOG.info('Group %s: %d member volumes deleting', group_id, count)
     return group, left
 
@@ -188,7 +188,7 @@ def undo_delete(db, *, group_id: str, delete_volumes: bool, statuses: dict[str, 
         for volume_id, status in statuses.items():
             if volume_id != group_id:
                 conditional.update(s, Volume, values={'status': status}, where=[
-                    Volume.id == volume_id, Volume.deleted.is_(False),
+                    Volume.id == volume_id, Volume.deleted == sa.false(),
                     Volume.group_id == group_id,
                     Volume.status == volume_states.Status.DELETING])
     return True
@@ -201,7 +201,7 @@ def undo_create(db, *, group, deltas: dict[str, int], claimed: dict[str, int] | 
     transaction. False when a service took the create up: the group left `creating`, a
     member did, or (*unplaced*, a create for the scheduler) it was placed."""
     members = sa.select(Volume.id).where(Volume.group_id == group.id,
-                                         Volume.deleted.is_(False))
+                                         Volume.deleted == sa.false())
     fence = [Group.status == states.Status.CREATING, ~sa.exists().where(
         Volume.id.in_(members), Volume.status != volume_states.Status.CREATING)]
     if unplaced:
@@ -239,11 +239,11 @@ def change_members(s, *, group_id: str, add: list[str], remove: list[str]) -> tu
     """
     added = conditional.update(
         s, Volume, values={'group_id': group_id, 'updated_at': utcnow()},
-        where=[Volume.id.in_(add), Volume.deleted.is_(False), Volume.group_id.is_(None)]
+        where=[Volume.id.in_(add), Volume.deleted == sa.false(), Volume.group_id.is_(None)]
     ) if add else 0
     removed = conditional.update(
         s, Volume, values={'group_id': None, 'updated_at': utcnow()},
-        where=[Volume.id.in_(remove), Volume.deleted.is_(False), Volume.group_id == group_id]
+        where=[Volume.id.in_(remove), Volume.deleted == sa.false(), Volume.group_id == group_id]
     ) if remove else 0
     LOG.info('Group %s: %d volumes added, %d removed', group_id, added, removed)
     return added, removed

@@ -25,7 +25,7 @@ class Usage:
 
 def enabled_services(db) -> list[Service]:
     """Live services that are not disabled (their cluster's flag for clustered ones)."""
-    stmt = (sa.select(Service).where(Service.deleted.is_(False), db_services.enabled())
+    stmt = (sa.select(Service).where(Service.deleted == sa.false(), db_services.enabled())
             .order_by(Service.id))
     with db.reader() as session:
         return list(session.scalars(stmt))
@@ -36,7 +36,7 @@ def volume_service(db, *, host: str) -> Service:
 
     :raises ServiceNotFound:
     """
-    stmt = (sa.select(Service).where(Service.deleted.is_(False), Service.topic == VOLUME_TOPIC,
+    stmt = (sa.select(Service).where(Service.deleted == sa.false(), Service.topic == VOLUME_TOPIC,
                                      db_services.host_level(Service.host, host),
                                      db_services.enabled())
             .order_by(Service.id).limit(1))
@@ -55,7 +55,7 @@ def _on_backend(host: str):
 def usage(db, *, host: str) -> tuple[Usage, list[Usage]]:
     """The total of the volumes on backend *host*, then per project (sorted) its volumes
     and snapshots there; all in one read transaction, so the parts add up."""
-    live = Volume.deleted.is_(False)
+    live = Volume.deleted == sa.false()
     with db.reader() as session:
         count, size = session.execute(sa.select(
             sa.func.count(Volume.id), sa.func.sum(Volume.size)).where(
@@ -69,7 +69,7 @@ def usage(db, *, host: str) -> tuple[Usage, list[Usage]]:
         snapshots = dict(_by_project(session, sa.select(
             Snapshot.project_id, sa.func.count(Snapshot.id),
             sa.func.sum(Snapshot.volume_size)).join(Volume, Volume.id == Snapshot.volume_id)
-            .where(Snapshot.deleted.is_(False), on_host, Snapshot.project_id.in_(projects))))
+            .where(Snapshot.deleted == sa.false(), on_host, Snapshot.project_id.in_(projects))))
     rows = [Usage(project, *volumes.get(project, (0, 0)), *snapshots.get(project, (0, 0)))
             for project in projects]
     total = Usage(None, count, int(size or 0), sum(row.snapshot_count for row in rows),

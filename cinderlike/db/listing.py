@@ -104,7 +104,7 @@ class Listing:
 
     def scope(self, project_id: str | None, filters: dict | None) -> list | None:
         """WHERE clauses of the live rows (of *project_id*) matching *filters*."""
-        where = [self.model.deleted.is_(False)]
+        where = [self.model.deleted == sa.false()]
         if project_id is not None:
             where.append(self.model.project_id == project_id)
         extra = self.filter_clauses(filters or {})

@@ -50,7 +50,7 @@ def quota_projects(db) -> list[str]:
     """Projects that have live quota_usages rows."""
     with db.reader() as session:
         return list(session.scalars(sa.select(QuotaUsage.project_id).where(
-            QuotaUsage.deleted.is_(False)).distinct().order_by(QuotaUsage.project_id)))
+            QuotaUsage.deleted == sa.false()).distinct().order_by(QuotaUsage.project_id)))
 
 
 def check_project_usage(db, *, project_id: str, fix: bool,
@@ -61,7 +61,7 @@ def check_project_usage(db, *, project_id: str, fix: bool,
     drifts = []
     with db.writer() as session:
         usages = list(session.scalars(sa.select(QuotaUsage).where(
-            QuotaUsage.project_id == project_id, QuotaUsage.deleted.is_(False))
+            QuotaUsage.project_id == project_id, QuotaUsage.deleted == sa.false())
             .order_by(QuotaUsage.id).with_for_update()))
         type_ids = db_quotas.volume_types(db, session=session)
         for usage in usages:
@@ -70,7 +70,7 @@ def check_project_usage(db, *, project_id: str, fix: bool,
                                             no_snapshot_gb_quota=no_snapshot_gb_quota)
             reserved = int(session.execute(sa.select(sa.func.coalesce(
                 sa.func.sum(Reservation.delta), 0)).where(
-                Reservation.usage_id == usage.id, Reservation.deleted.is_(False),
+                Reservation.usage_id == usage.id, Reservation.deleted == sa.false(),
                 Reservation.delta > 0)).scalar_one())
             for field, saved, actual in (('usage', usage.in_use, in_use),
                                          ('reserved', usage.reserved, reserved)):
@@ -87,20 +87,20 @@ def update_volume_host(db, *, current: str, new: str) -> int:
     """Move the live volumes whose host is exactly *current* to *new*; how many moved."""
     with db.writer() as session:
         return conditional.update(session, Volume, values={'host': new},
-                                  where=[Volume.host == current, Volume.deleted.is_(False)])
+                                  where=[Volume.host == current, Volume.deleted == sa.false()])
 
 
 def update_backup_host(db, *, current: str, new: str) -> int:
     """Move the live backups of host *current* to *new*; how many moved."""
     with db.writer() as session:
         return conditional.update(session, Backup, values={'host': new},
-                                  where=[Backup.host == current, Backup.deleted.is_(False)])
+                                  where=[Backup.host == current, Backup.deleted == sa.false()])
 
 
 def list_backups(db) -> list[Backup]:
     """Every live backup, in progress ones included, oldest first."""
     with db.reader() as session:
-        return list(session.scalars(sa.select(Backup).where(Backup.deleted.is_(False))
+        return list(session.scalars(sa.select(Backup).where(Backup.deleted == sa.false())
                                     .order_by(Backup.created_at, Backup.id)))
 
 
@@ -108,14 +108,14 @@ def services_without_uuid(db) -> list[Service]:
     """Live services rows that have no uuid (registered by an older release)."""
     with db.reader() as session:
         return list(session.scalars(sa.select(Service).where(
-            Service.deleted.is_(False), Service.uuid.is_(None))))
+            Service.deleted == sa.false(), Service.uuid.is_(None))))
 
 
 def placed_volumes_without_service_uuid(db) -> int:
     """How many live volumes a backend created (launched_at set) name no service uuid."""
     with db.reader() as session:
         return int(session.execute(sa.select(sa.func.count(Volume.id)).where(
-            Volume.deleted.is_(False), Volume.launched_at.is_not(None),
+            Volume.deleted == sa.false(), Volume.launched_at.is_not(None),
             Volume.service_uuid.is_(None))).scalar_one())
 
 
@@ -124,9 +124,9 @@ def service_uuids_online_data_migration(db, max_count: int) -> tuple[int, int]:
     backend its service_uuid; (rows found, rows migrated), as Cinder's online migrations."""
     with db.writer() as session:
         found = int(session.execute(sa.select(sa.func.count(Service.id)).where(
-            Service.deleted.is_(False), Service.uuid.is_(None))).scalar_one())
+            Service.deleted == sa.false(), Service.uuid.is_(None))).scalar_one())
         rows = list(session.scalars(sa.select(Service).where(
-            Service.deleted.is_(False), Service.uuid.is_(None)).limit(max_count)))
+            Service.deleted == sa.false(), Service.uuid.is_(None)).limit(max_count)))
         for row in rows:
             new = str(uuid.uuid4())
             conditional.update(session, Service, values={'uuid': new,
@@ -134,6 +134,6 @@ def service_uuids_online_data_migration(db, max_count: int) -> tuple[int, int]:
                                where=[Service.id == row.id, Service.uuid.is_(None)])
             if row.binary == db_services.VOLUME_BINARY:
                 conditional.update(session, Volume, values={'service_uuid': new}, where=[
-                    Volume.deleted.is_(False), Volume.service_uuid.is_(None),
+                    Volume.deleted == sa.false(), Volume.service_uuid.is_(None),
                     db_services.host_level(Volume.host, row.host)])
         return found, len(rows)

@@ -25,7 +25,7 @@ def create(db, *, values: dict, session=None) -> Message:
 
 
 def _visible(project_id: str | None) -> list:
-    where = [Message.deleted.is_(False)]
+    where = [Message.deleted == sa.false()]
     if project_id is not None:
         where.append(Message.project_id == project_id)
     return where
@@ -71,7 +71,7 @@ def delete(db, message_id: str, *, session=None) -> None:
     """Soft-delete one message. :raises MessageNotFound: when it is gone already."""
     with db.writer(session) as s:
         if not cas_update(s, Message, values={'deleted': True, 'deleted_at': utcnow()},
-                          where=[Message.id == message_id, Message.deleted.is_(False)]):
+                          where=[Message.id == message_id, Message.deleted == sa.false()]):
             raise exception.MessageNotFound(message_id=message_id)
 
 

@@ -19,7 +19,7 @@ def _get_statement(model, owner: str, dialect: str):
     """The live rows of the owners :ids, built once per table and dialect."""
     table = model.__table__
     return sa.select(table.c[owner], table.c.key, table.c.value).where(
-        id_lists.among(table.c[owner], dialect), table.c.deleted.is_(False)).order_by(
+        id_lists.among(table.c[owner], dialect), table.c.deleted == sa.false()).order_by(
         table.c.id)
 
 
@@ -42,7 +42,7 @@ def as_object(model, owner: str, owner_id, dialect: str, keys: tuple[str, ...] |
         aggregate = sa.func.json_group_object(table.c.key, table.c.value)
     else:
         aggregate = sa.func.json_objectagg(table.c.key, table.c.value)
-    where = [table.c[owner] == owner_id, table.c.deleted.is_(False)]
+    where = [table.c[owner] == owner_id, table.c.deleted == sa.false()]
     if keys is not None:
         where.append(table.c.key.in_(keys))
     return sa.select(sa.type_coerce(aggregate, sa.JSON)).where(*where).scalar_subquery()
@@ -67,7 +67,7 @@ def update(db, model, owner: str, *, owner_id: str, metadata: dict[str, str],
     now = utcnow()
     with db.writer(session) as s:
         rows = {r.key: r for r in s.scalars(sa.select(model).where(
-            column == owner_id, model.deleted.is_(False)))}
+            column == owner_id, model.deleted == sa.false()))}
         for key, row in rows.items():
             if key in metadata:
                 row.value = metadata[key]
@@ -85,4 +85,4 @@ def delete(db, model, owner: str, *, owner_id: str, key: str, session=None) -> b
         return bool(conditional.update(
             s, model, values={'deleted': True, 'deleted_at': utcnow()},
             where=[getattr(model, owner) == owner_id, model.key == key,
-                   model.deleted.is_(False)]))
+                   model.deleted == sa.false()]))

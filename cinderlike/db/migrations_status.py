@@ -192,7 +192,7 @@ def targets_of(db, *, source_id: str, session=None) -> list[Volume]:
     """Every live destination row of *source_id*'s migrations."""
     with db.reader(session) as s:
         return list(s.scalars(sa.select(Volume).where(
-            Volume.deleted.is_(False),
+            Volume.deleted == sa.false(),
             Volume.migration_status == states.target_of(source_id))))
 
 
@@ -203,7 +203,7 @@ _PLACE = ('host', 'cluster_name', 'availability_zone', 'provider_location', 'pro
 
 def _doomed(target_id: str, values: dict | None = None) -> list:
     """(where, values) pairs moving a destination row to `deleting`."""
-    return [Volume.id == target_id, Volume.deleted.is_(False),
+    return [Volume.id == target_id, Volume.deleted == sa.false(),
             Volume.status.not_in((S.DELETING,))], dict(values or {}, status=S.DELETING)
 
 
@@ -230,7 +230,7 @@ def swap(db, *, source, target, hold: db_workers.Hold, new_type_id: str | None =
             return False
         conditional.update(s, Volume, values=values, where=where)
         conditional.update(s, VolumeAttachment, values={'volume_id': source.id}, where=[
-            VolumeAttachment.volume_id == target.id, VolumeAttachment.deleted.is_(False)])
+            VolumeAttachment.volume_id == target.id, VolumeAttachment.deleted == sa.false()])
         if commit:
             db_reservations.commit(db, reservations=list(commit), session=s)
         db_workers.finish(db, hold=hold, session=s)
@@ -260,7 +260,7 @@ def fail(db, *, source_id: str, hold: db_workers.Hold | None, rollback=(),
         # NOTE(race): locked, so a create finishing on the destination waits and then
         # finds the row `deleting`; what is read here is what the claim rule sees.
         targets = list(s.scalars(sa.select(Volume).where(
-            Volume.deleted.is_(False), Volume.migration_status == states.target_of(source_id))
+            Volume.deleted == sa.false(), Volume.migration_status == states.target_of(source_id))
             .with_for_update()))
         for target in targets:
             held_claim = db_pools.holds_claim(target)

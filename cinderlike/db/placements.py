@@ -115,7 +115,7 @@ def place_managed(db, *, volume_id: str, host: str, cluster_name: str | None) ->
         placed = conditional.update(
             s, Volume, values={'host': host, 'cluster_name': cluster_name,
                                'scheduled_at': utcnow()},
-            where=[Volume.id == volume_id, Volume.deleted.is_(False),
+            where=[Volume.id == volume_id, Volume.deleted == sa.false(),
                    Volume.status == volume_states.Status.MANAGING])
     if placed:
         LOG.info('Volume %(id)s to manage placed on %(host)s', {'id': volume_id, 'host': host})
@@ -127,7 +127,7 @@ def locations(db, *, volume_ids: list[str]) -> list[tuple[str | None, str | None
     with db.reader() as s:
         return [tuple(row) for row in s.execute(
             sa.select(Volume.host, Volume.cluster_name)
-            .where(Volume.id.in_(volume_ids), Volume.deleted.is_(False)))]
+            .where(Volume.id.in_(volume_ids), Volume.deleted == sa.false()))]
 
 
 def counts(db, *, hosts: list[str]) -> dict[str, int]:
@@ -135,5 +135,5 @@ def counts(db, *, hosts: list[str]) -> dict[str, int]:
     with db.reader() as s:
         return dict(s.execute(
             sa.select(Volume.host, sa.func.count())
-            .where(Volume.host.in_(hosts), Volume.deleted.is_(False))
+            .where(Volume.host.in_(hosts), Volume.deleted == sa.false())
             .group_by(Volume.host)).all())

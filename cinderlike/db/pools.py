@@ -51,7 +51,7 @@ def _supersedes_sql(seq: int, reporter: str, gathered_at: datetime.datetime):
 
 
 def _live(name: str):
-    return [Pool.name == name, Pool.deleted.is_(False)]
+    return [Pool.name == name, Pool.deleted == sa.false()]
 
 
 def _limits(report: dict) -> dict:
@@ -108,7 +108,7 @@ def _claim_statement(capped: bool, not_frozen: sa.ColumnElement | None):
     """
     table = Pool.__table__
     grown = table.c.allocated_capacity_gb + sa.bindparam('size')
-    where = [table.c.name == sa.bindparam('pool'), table.c.deleted.is_(False),
+    where = [table.c.name == sa.bindparam('pool'), table.c.deleted == sa.false(),
              sa.or_(table.c.capacity_limit_gb.is_(None), grown <= table.c.capacity_limit_gb)]
     if capped:
         where.append(grown <= sa.bindparam('max_gb'))
@@ -151,7 +151,7 @@ def count_existing(db, *, pool: str | None, size_gb: float, session=None) -> boo
     table = Pool.__table__
     with db.writer(session) as s:
         count = s.execute(sa.update(table).where(
-            table.c.name == pool, table.c.deleted.is_(False)).values(
+            table.c.name == pool, table.c.deleted == sa.false()).values(
             allocated_capacity_gb=table.c.allocated_capacity_gb + size_gb,
             provisioned_capacity_gb=table.c.provisioned_capacity_gb + size_gb,
             updated_at=utcnow())).rowcount
@@ -163,7 +163,7 @@ def count_existing(db, *, pool: str | None, size_gb: float, session=None) -> boo
 
 _POOLS = Pool.__table__
 _RELEASE = sa.update(_POOLS).where(
-    _POOLS.c.name == sa.bindparam('pool_name'), _POOLS.c.deleted.is_(False)).values(
+    _POOLS.c.name == sa.bindparam('pool_name'), _POOLS.c.deleted == sa.false()).values(
     allocated_capacity_gb=_POOLS.c.allocated_capacity_gb - sa.bindparam('gb', type_=sa.Double),
     provisioned_capacity_gb=(_POOLS.c.provisioned_capacity_gb
                              - sa.bindparam('gb', type_=sa.Double)),
@@ -216,7 +216,7 @@ def holds_claim_sql():
 
 def get_all(db, *, names: list[str] | None = None, session=None) -> list[Pool]:
     """Live pools rows (those named in *names* when given), by name."""
-    where = [Pool.deleted.is_(False)]
+    where = [Pool.deleted == sa.false()]
     if names is not None:
         where.append(Pool.name.in_(names))
     with db.reader(session) as s:
@@ -228,7 +228,7 @@ def claims(db, *, session=None) -> dict[str, tuple[float, float]]:
     with db.reader(session) as s:
         rows = s.execute(sa.select(Pool.name, Pool.allocated_capacity_gb,
                                    Pool.provisioned_capacity_gb)
-                         .where(Pool.deleted.is_(False)))
+                         .where(Pool.deleted == sa.false()))
         return {name: (allocated, provisioned) for name, allocated, provisioned in rows}
 
 
@@ -247,7 +247,7 @@ class Drift:
 
 def _volume_sums(s) -> dict[str, float]:
     rows = s.execute(sa.select(pool_of_sql(), sa.func.sum(Volume.size))
-                     .where(Volume.deleted.is_(False), holds_claim_sql())
+                     .where(Volume.deleted == sa.false(), holds_claim_sql())
                      .group_by(pool_of_sql()))
     return {name: float(total or 0) for name, total in rows}
 
@@ -257,7 +257,7 @@ def drift(db, *, session=None) -> list[Drift]:
     with db.reader(session) as s:
         sums = _volume_sums(s)
         pools = s.execute(sa.select(Pool.name, Pool.allocated_capacity_gb)
-                          .where(Pool.deleted.is_(False)).order_by(Pool.name)).all()
+                          .where(Pool.deleted == sa.false()).order_by(Pool.name)).all()
     return [Drift(name, float(claimed), sums.get(name, 0.0)) for name, claimed in pools
             if abs(float(claimed) - sums.get(name, 0.0)) > 1e-9]
 
@@ -270,11 +270,11 @@ def fix_drift(db) -> list[Drift]:
     written in one transaction, so a committed claim always has its volume).
     """
     with db.writer() as s:
-        s.execute(sa.select(Pool.id).where(Pool.deleted.is_(False)).with_for_update())
+        s.execute(sa.select(Pool.id).where(Pool.deleted == sa.false()).with_for_update())
         # NOTE(extend): an extend claims its difference before the volume grows, so a pool
         # with one in flight shows drift that is not an error; it is left alone.
         extending = set(s.scalars(sa.select(pool_of_sql()).where(
-            Volume.deleted.is_(False), Volume.status == states.Status.EXTENDING)))
+            Volume.deleted == sa.false(), Volume.status == states.Status.EXTENDING)))
         found = [item for item in drift(db, session=s) if item.pool not in extending]
         for item in found:
             conditional.update(s, Pool, where=_live(item.pool),

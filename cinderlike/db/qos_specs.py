@@ -57,7 +57,7 @@ class Association:
 
 
 def _live_root():
-    return [QoS.key == ROOT_KEY, QoS.specs_id.is_(None), QoS.deleted.is_(False)]
+    return [QoS.key == ROOT_KEY, QoS.specs_id.is_(None), QoS.deleted == sa.false()]
 
 
 def _root(session, specs_id, *, lock: str | None = None) -> QoS | None:
@@ -71,7 +71,7 @@ def _root(session, specs_id, *, lock: str | None = None) -> QoS | None:
 def _children(session, root_ids) -> dict[str, list]:
     rows = session.execute(
         sa.select(QoS.id, QoS.specs_id, QoS.key, QoS.value, QoS.updated_at)
-        .where(QoS.specs_id.in_(root_ids), QoS.deleted.is_(False))
+        .where(QoS.specs_id.in_(root_ids), QoS.deleted == sa.false())
         .order_by(QoS.created_at, QoS.key))
     children: dict[str, list] = {root_id: [] for root_id in root_ids}
     for row in rows:
@@ -159,7 +159,7 @@ def create(db, *, name, consumer=DEFAULT_CONSUMER, specs=None) -> QoSSpecsRecord
 
 def _live_children(session, specs_id) -> dict:
     rows = session.scalars(sa.select(QoS).where(QoS.specs_id == specs_id,
-                                                QoS.deleted.is_(False)))
+                                                QoS.deleted == sa.false()))
     return {row.key: row for row in rows}
 
 
@@ -222,7 +222,7 @@ def delete_keys(db, *, specs_id, keys) -> QoSSpecsRecord:
 
 def _types_using(session, specs_id, *, lock: bool = False):
     stmt = (sa.select(VolumeType.id, VolumeType.name)
-            .where(VolumeType.qos_specs_id == specs_id, VolumeType.deleted.is_(False))
+            .where(VolumeType.qos_specs_id == specs_id, VolumeType.deleted == sa.false())
             .order_by(VolumeType.created_at, VolumeType.id))
     if lock:
         stmt = stmt.with_for_update()
@@ -256,7 +256,7 @@ def destroy(db, *, specs_id, force: bool = False) -> QoSSpecsRecord:
                            values={'deleted': True, 'deleted_at': utcnow(),
                                    'updated_at': QoS.updated_at},
                            where=[sa.or_(QoS.id == specs_id, QoS.specs_id == specs_id),
-                                  QoS.deleted.is_(False)])
+                                  QoS.deleted == sa.false()])
     LOG.info('QoS specs %s deleted (force=%s)', specs_id, force)
     return record
 
@@ -277,7 +277,7 @@ def _type_qos(type_id) -> sa.ScalarSelect:
     """SQL scalar: the QoS specs id the live type *type_id* points at, '' when it points at
     none, NULL when no live type has that id."""
     return sa.select(sa.func.coalesce(VolumeType.qos_specs_id, '')).where(
-        VolumeType.id == type_id, VolumeType.deleted.is_(False)).scalar_subquery()
+        VolumeType.id == type_id, VolumeType.deleted == sa.false()).scalar_subquery()
 
 
 _TYPE_QOS = sa.select(_type_qos(sa.bindparam('type_id')))
@@ -318,7 +318,7 @@ def associate(db, *, specs_id, type_id) -> None:
             raise exception.QoSSpecsNotFound(specs_id=specs_id)
         if conditional.update(
                 session, VolumeType, values={'qos_specs_id': specs_id, 'updated_at': utcnow()},
-                where=[VolumeType.id == type_id, VolumeType.deleted.is_(False),
+                where=[VolumeType.id == type_id, VolumeType.deleted == sa.false(),
                        sa.or_(VolumeType.qos_specs_id.is_(None), ~others_live)]):
             LOG.info('QoS specs %s associated with volume type %s', specs_id, type_id)
             return

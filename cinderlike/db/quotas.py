@@ -27,7 +27,7 @@ TYPE_RESOURCES = ('volumes', 'gigabytes', 'snapshots')
 def _limits_of(model, owner, param: str, own: bool):
     return sa.select(sa.literal(own).label('own'), model.id, model.resource,
                      model.hard_limit).where(owner == sa.bindparam(param),
-                                             model.deleted.is_(False))
+                                             model.deleted == sa.false())
 
 
 # NOTE(perf): every POST /volumes reads the project's limits and the default class's; one
@@ -64,7 +64,7 @@ def get_class_limits(db, *, class_name: str, session=None) -> dict[str, int]:
 def _upsert(s, model, owner, owner_value: str, limits: dict[str, int]) -> None:
     now = utcnow()
     for resource, limit in limits.items():
-        where = [owner == owner_value, model.resource == resource, model.deleted.is_(False)]
+        where = [owner == owner_value, model.resource == resource, model.deleted == sa.false()]
         if not cas_update(s, model, values={'hard_limit': limit, 'updated_at': now},
                           where=where):
             s.add(model(**{owner.key: owner_value}, resource=resource, hard_limit=limit,
@@ -88,7 +88,7 @@ def destroy_project_limits(db, *, project_id: str, session=None) -> int:
     now = utcnow()
     with db.writer(session) as s:
         return cas_update(s, Quota, values={'deleted': True, 'deleted_at': now},
-                          where=[Quota.project_id == project_id, Quota.deleted.is_(False)])
+                          where=[Quota.project_id == project_id, Quota.deleted == sa.false()])
 
 
 def get_usages(db, *, project_id: str, session=None) -> dict[str, dict[str, int]]:
@@ -96,7 +96,7 @@ def get_usages(db, *, project_id: str, session=None) -> dict[str, dict[str, int]
     with db.reader(session) as s:
         rows = s.execute(sa.select(QuotaUsage.resource, QuotaUsage.in_use, QuotaUsage.reserved)
                          .where(QuotaUsage.project_id == project_id,
-                                QuotaUsage.deleted.is_(False)))
+                                QuotaUsage.deleted == sa.false()))
         return {resource: {'in_use': in_use, 'reserved': reserved}
                 for resource, in_use, reserved in rows}
 
@@ -105,7 +105,7 @@ def volume_types(db, *, session=None) -> dict[str, str]:
     """{name: id} of every live volume type: each one adds per-type quota resources."""
     with db.reader(session) as s:
         rows = s.execute(sa.select(VolumeType.name, VolumeType.id).where(
-            VolumeType.deleted.is_(False)).order_by(VolumeType.name))
+            VolumeType.deleted == sa.false()).order_by(VolumeType.name))
         return {name: type_id for name, type_id in rows if name}
 
 
@@ -118,7 +118,7 @@ def _split(resource: str) -> tuple[str, str | None]:
 
 
 def _live(model, project_id: str, type_id: str | None, quota_flag: bool = True) -> list:
-    where = [model.project_id == project_id, model.deleted.is_(False)]
+    where = [model.project_id == project_id, model.deleted == sa.false()]
     if quota_flag:
         where.append(model.use_quota.is_(True))
     if type_id is not None:

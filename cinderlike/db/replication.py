@@ -21,7 +21,7 @@ FROZEN_MESSAGE = 'Modification operations are not allowed on frozen storage back
 def _frozen(model, column: str) -> sa.Exists:
     table = model.__table__
     return sa.exists().where(table.c[column] == sa.bindparam('frozen_name'),
-                             table.c.deleted.is_(False), table.c.frozen.is_(True))
+                             table.c.deleted == sa.false(), table.c.frozen.is_(True))
 
 
 # NOTE(perf): built once; every placement and every mutating request reads one of them.
@@ -72,7 +72,7 @@ def _targets(session, *, host, cluster_name):
 
     :raises ServiceNotFound, InvalidParameterValue:
     """
-    stmt = sa.select(Service).where(Service.deleted.is_(False),
+    stmt = sa.select(Service).where(Service.deleted == sa.false(),
                                     Service.binary == db_services.VOLUME_BINARY)
     if host:
         stmt = stmt.where(host_level(Service.host, host))
@@ -90,10 +90,10 @@ def _targets(session, *, host, cluster_name):
     if services[0].cluster_name:
         cluster = session.scalars(sa.select(Cluster).where(
             Cluster.name == services[0].cluster_name, Cluster.binary == services[0].binary,
-            Cluster.deleted.is_(False))).first()
+            Cluster.deleted == sa.false())).first()
     if host and cluster is not None:
         services = list(session.scalars(sa.select(Service).where(
-            Service.deleted.is_(False), Service.binary == cluster.binary,
+            Service.deleted == sa.false(), Service.binary == cluster.binary,
             Service.cluster_name == cluster.name).order_by(Service.id)))
     return cluster, services
 
@@ -165,9 +165,9 @@ def record_failover(db, *, host: str, cluster_name: str | None, values: dict) ->
     with db.writer() as session:
         if cluster_name:
             conditional.update(session, Cluster, values=values,
-                               where=[Cluster.name == cluster_name, Cluster.deleted.is_(False),
+                               where=[Cluster.name == cluster_name, Cluster.deleted == sa.false(),
                                       Cluster.binary == db_services.VOLUME_BINARY])
         conditional.update(session, Service,
                            values={**values, 'updated_at': Service.updated_at},
-                           where=[Service.host == host, Service.deleted.is_(False),
+                           where=[Service.host == host, Service.deleted == sa.false(),
                                   Service.binary == db_services.VOLUME_BINARY])

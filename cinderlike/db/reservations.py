@@ -91,7 +91,7 @@ _USAGES = QuotaUsage.__table__
 _LOCK_USAGES = (sa.select(*(_USAGES.c[field.name] for field in dataclasses.fields(_Usage)))
                 .where(_USAGES.c.project_id == sa.bindparam('project_id'),
                        _USAGES.c.resource.in_(sa.bindparam('resources', expanding=True)),
-                       _USAGES.c.deleted.is_(False))
+                       _USAGES.c.deleted == sa.false())
                 .order_by(_USAGES.c.resource).with_for_update())
 
 
@@ -143,7 +143,7 @@ def _rows_of(count: int) -> tuple:
     """WHERE clauses of project :of_project's live usage rows :resource_0 … <count - 1>."""
     return (_USAGES.c.project_id == sa.bindparam('of_project'),
             _USAGES.c.resource.in_([sa.bindparam(f'resource_{i}') for i in range(count)]),
-            _USAGES.c.deleted.is_(False))
+            _USAGES.c.deleted == sa.false())
 
 
 def _per_resource_params(project_id: str, resources: list[str], **per_resource) -> dict:
@@ -219,7 +219,7 @@ def _create_missing(s, project_id: str, resources: list[str], count) -> None:
     """Count and create the usage rows of *resources* the project does not have yet."""
     existing = set(s.scalars(sa.select(QuotaUsage.resource).where(
         QuotaUsage.project_id == project_id, QuotaUsage.resource.in_(resources),
-        QuotaUsage.deleted.is_(False))))
+        QuotaUsage.deleted == sa.false())))
     missing = [r for r in resources if r not in existing]
     if missing:
         now = utcnow()
@@ -411,7 +411,7 @@ def _settle(s, reservations: list[Reservation], *, apply: bool) -> int:
 
 
 def _lock_reservations(s, where, limit: int | None = None) -> list[Reservation]:
-    stmt = (sa.select(Reservation).where(Reservation.deleted.is_(False), *where)
+    stmt = (sa.select(Reservation).where(Reservation.deleted == sa.false(), *where)
             .order_by(Reservation.id).limit(limit).with_for_update())
     return list(s.scalars(stmt))
 

@@ -31,7 +31,7 @@ def register(db, *, host, binary, topic, availability_zone, cluster_name=None,
     with db.writer() as session:
         row = session.scalars(sa.select(Service).where(
             Service.host == host, Service.binary == binary,
-            Service.deleted.is_(False))).first()
+            Service.deleted == sa.false())).first()
         if row is None:
             row = Service(uuid=str(uuid.uuid4()), host=host, binary=binary, report_count=0)
             session.add(row)
@@ -49,7 +49,7 @@ def heartbeat(db, service_id: int) -> bool:
         return conditional.update(
             session, Service,
             values={'report_count': Service.report_count + 1, 'updated_at': utcnow()},
-            where=[Service.id == service_id, Service.deleted.is_(False)]) == 1
+            where=[Service.id == service_id, Service.deleted == sa.false()]) == 1
 
 
 def get(db, service_id: int) -> Service:
@@ -77,7 +77,7 @@ def _disabled():
     cluster row is; one outside a cluster by its own row."""
     in_disabled_cluster = sa.exists().where(
         Cluster.name == Service.cluster_name, Cluster.binary == Service.binary,
-        Cluster.deleted.is_(False), Cluster.disabled.is_(True))
+        Cluster.deleted == sa.false(), Cluster.disabled.is_(True))
     return sa.or_(sa.and_(Service.cluster_name.is_(None), Service.disabled.is_(True)),
                   sa.and_(Service.cluster_name.is_not(None), in_disabled_cluster))
 
@@ -93,7 +93,7 @@ def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
     Cinder's host/backend/pool match levels on either column; *disabled* of a clustered
     service is its cluster's). With *columns* (names), plain rows of those columns only."""
     stmt = (sa.select(*(getattr(Service, name) for name in columns)) if columns
-            else sa.select(Service)).where(Service.deleted.is_(False))
+            else sa.select(Service)).where(Service.deleted == sa.false())
     if host_or_cluster is not None:
         stmt = stmt.where(sa.or_(host_level(Service.host, host_or_cluster),
                                  host_level(Service.cluster_name, host_or_cluster)))
@@ -113,7 +113,7 @@ def get_all(db, *, host=None, binary=None, disabled=None, cluster_name=None,
 
 # NOTE(perf): every POST /volumes reads it; built once and read on the session's connection.
 _ZONES = sa.select(Service.availability_zone).distinct().where(
-    Service.deleted.is_(False), Service.binary == sa.bindparam('binary'))
+    Service.deleted == sa.false(), Service.binary == sa.bindparam('binary'))
 
 
 def availability_zones(db, *, binary: str, session=None) -> set[str]:
@@ -134,7 +134,7 @@ def set_disabled(db, *, host, binary, disabled: bool, reason=None) -> list[Servi
             session, Service,
             values={'disabled': disabled, 'disabled_reason': reason, 'modified_at': utcnow(),
                     'updated_at': Service.updated_at},
-            where=[Service.host == host, Service.binary == binary, Service.deleted.is_(False)])
+            where=[Service.host == host, Service.binary == binary, Service.deleted == sa.false()])
         if not count:
             raise exception.ServiceNotFound(service_id=binary, host=host)
     return get_all(db, host=host, binary=binary)
@@ -145,4 +145,4 @@ def soft_delete(db, service_id: int) -> None:
     with db.writer() as session:
         conditional.update(session, Service,
                            values={'deleted': True, 'deleted_at': utcnow()},
-                           where=[Service.id == service_id, Service.deleted.is_(False)])
+                           where=[Service.id == service_id, Service.deleted == sa.false()])

@@ -65,7 +65,7 @@ def lock_volume(s, *, volume_id: str) -> Volume | None:
     the committed rows on PostgreSQL's READ COMMITTED and MariaDB's locking reads).
     """
     return s.scalars(sa.select(Volume).where(Volume.id == volume_id,
-                                             Volume.deleted.is_(False))
+                                             Volume.deleted == sa.false())
                      .with_for_update()).first()
 
 
@@ -87,7 +87,7 @@ def of_volume(db, *, volume_id: str, session=None) -> list[Snapshot]:
     """The live snapshots of a volume, oldest first."""
     with db.reader(session) as s:
         return list(s.scalars(sa.select(Snapshot).where(
-            Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False))
+            Snapshot.volume_id == volume_id, Snapshot.deleted == sa.false())
             .order_by(Snapshot.created_at, Snapshot.id)))
 
 
@@ -97,7 +97,7 @@ def of_backend(db, *, host: str, cluster_name: str | None = None) -> list[tuple]
     with db.reader() as s:
         return [tuple(row) for row in s.execute(
             sa.select(Snapshot, Volume).join(Volume, Volume.id == Snapshot.volume_id).where(
-                Snapshot.deleted.is_(False),
+                Snapshot.deleted == sa.false(),
                 db_volumes.on_backend(host=host, cluster_name=cluster_name)))]
 
 
@@ -105,7 +105,7 @@ def latest(db, *, volume_id: str, session=None) -> Snapshot | None:
     """The volume's most recent live snapshot (revert's rule)."""
     with db.reader(session) as s:
         return s.scalars(sa.select(Snapshot).where(
-            Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False))
+            Snapshot.volume_id == volume_id, Snapshot.deleted == sa.false())
             .order_by(Snapshot.created_at.desc(), Snapshot.id.desc()).limit(1)).first()
 
 
@@ -128,7 +128,7 @@ def begin_cascade(db, *, volume_id: str, force: bool, session) -> dict[str, str]
     :raises InvalidVolume: when one of them may not be deleted (the transaction rolls back,
         so the volume keeps its status too).
     """
-    where = [Snapshot.volume_id == volume_id, Snapshot.deleted.is_(False),
+    where = [Snapshot.volume_id == volume_id, Snapshot.deleted == sa.false(),
              Snapshot.group_snapshot_id.is_(None)]
     if not force:
         where.append(Snapshot.status.in_(states.CASCADE_FROM))
@@ -171,7 +171,7 @@ def set_volume_type(db, *, volume_id: str, volume_type_id: str, session=None) ->
     with db.writer(session) as s:
         return conditional.update(s, Snapshot, values={'volume_type_id': volume_type_id},
                                   where=[Snapshot.volume_id == volume_id,
-                                         Snapshot.deleted.is_(False)])
+                                         Snapshot.deleted == sa.false()])
 
 
 def update(db, *, snapshot_id: str, values: dict) -> None:
@@ -200,7 +200,7 @@ def _filter_clauses(filters: dict) -> list | None:
                 return None
             clauses.extend(sa.exists().where(
                 SnapshotMetadata.snapshot_id == Snapshot.id,
-                SnapshotMetadata.deleted.is_(False), SnapshotMetadata.key == str(k),
+                SnapshotMetadata.deleted == sa.false(), SnapshotMetadata.key == str(k),
                 SnapshotMetadata.value == str(v)) for k, v in value.items())
         elif key == 'availability_zone':
             clauses.append(sa.exists().where(Volume.id == Snapshot.volume_id,

@@ -28,7 +28,7 @@ _BOOLEAN_COLUMNS = frozenset(c.key for c in Transfer.__table__.columns
 
 def _visible(project_id: str | None) -> list:
     """WHERE clauses of open transfers; of *project_id*'s volumes when given (Cinder's join)."""
-    where = [Transfer.deleted.is_(False)]
+    where = [Transfer.deleted == sa.false()]
     if project_id is not None:
         where.append(sa.exists().where(Volume.id == Transfer.volume_id,
                                        Volume.project_id == project_id))
@@ -82,7 +82,7 @@ def get_all(db, *, project_id: str | None, filters: dict | None = None,
 
 def _snapshots(volume_id: str, *where):
     return sa.select(Snapshot).where(Snapshot.volume_id == volume_id,
-                                     Snapshot.deleted.is_(False), *where)
+                                     Snapshot.deleted == sa.false(), *where)
 
 
 def snapshots_of(db, *, volume_id: str, session=None) -> list[Snapshot]:
@@ -110,7 +110,7 @@ def create(db, *, values: dict, session=None) -> Transfer:
     where = []
     if not values.get('no_snapshots'):
         where.append(~sa.exists().where(Snapshot.volume_id == Volume.id,
-                                        Snapshot.deleted.is_(False),
+                                        Snapshot.deleted == sa.false(),
                                         Snapshot.status != snapshot_states.TRANSFERABLE))
     with db.writer(session) as s:
         try:
@@ -135,7 +135,7 @@ def set_encryption_key(db, *, volume_id: str, key_id: str, session=None) -> None
         s.execute(sa.update(Volume).where(Volume.id == volume_id).values(
             encryption_key_id=key_id))
         s.execute(sa.update(Snapshot).where(Snapshot.volume_id == volume_id,
-                                            Snapshot.deleted.is_(False)).values(
+                                            Snapshot.deleted == sa.false()).values(
             encryption_key_id=key_id))
 
 
@@ -145,7 +145,7 @@ def _close(s, transfer_id: str, **values) -> bool:
         s, Transfer,
         values={'deleted': True, 'deleted_at': utcnow(), 'updated_at': Transfer.updated_at,
                 **values},
-        where=[Transfer.id == transfer_id, Transfer.deleted.is_(False)]))
+        where=[Transfer.id == transfer_id, Transfer.deleted == sa.false()]))
 
 
 def destroy(db, *, transfer: Transfer, session=None) -> None:
@@ -181,7 +181,7 @@ def accept(db, *, transfer: Transfer, snapshots: list[Snapshot], user_id: str,
                        'awaiting-transfer state.')
         for snapshot in snapshots:
             if not conditional.update(s, Snapshot, values=owner, where=[
-                    Snapshot.id == snapshot.id, Snapshot.deleted.is_(False),
+                    Snapshot.id == snapshot.id, Snapshot.deleted == sa.false(),
                     Snapshot.status == snapshot_states.TRANSFERABLE]):
                 raise exception.InvalidSnapshot(
                     reason=f'Transfer {transfer.id}: Snapshot {snapshot.id} is not in the '

@@ -29,7 +29,7 @@ def _live_clauses(model, of_project: bool) -> tuple:
 
     NOTE(bindparam): an UPDATE reserves its table's column names for SET parameters.
     """
-    where = (model.id == sa.bindparam('row_id'), model.deleted.is_(False))
+    where = (model.id == sa.bindparam('row_id'), model.deleted == sa.false())
     if of_project:
         where += (model.project_id == sa.bindparam('of_project_id'),)
     return where
@@ -62,7 +62,7 @@ def _children_statement(model, key: str):
     once per child table (NOTE(perf), as _get_statement)."""
     table = model.__table__
     return sa.update(table).where(table.c[key] == sa.bindparam('row_id'),
-                                  table.c.deleted.is_(False)).values(_soft_delete_values())
+                                  table.c.deleted == sa.false()).values(_soft_delete_values())
 
 
 def _soft_delete_values() -> dict:
@@ -83,7 +83,7 @@ def _with_children(update: sa.Update, model, children) -> sa.Select:
     for index, (child, key) in enumerate(children):
         table = child.__table__
         stmt = stmt.add_cte(sa.update(table).where(
-            table.c[key].in_(sa.select(destroyed.c.id)), table.c.deleted.is_(False))
+            table.c[key].in_(sa.select(destroyed.c.id)), table.c.deleted == sa.false())
             .values(_soft_delete_values()).cte(f'children_{index}'))
     return stmt
 
@@ -111,7 +111,7 @@ class Machine:
 
     def live(self, row_id: str, project_id: str | None = None) -> list:
         """WHERE clauses of the live row *row_id* (of *project_id* when given)."""
-        where = [self.model.id == row_id, self.model.deleted.is_(False)]
+        where = [self.model.id == row_id, self.model.deleted == sa.false()]
         if project_id is not None:
             where.append(self.model.project_id == project_id)
         return where

@@ -3,6 +3,8 @@
 Reads go through `volume_types.get_extra_specs`; writers lock the type row first.
 """
 
+import sqlalchemy as sa
+
 from cinderlike import exception
 from cinderlike.db import conditional, volume_types
 from cinderlike.db.models import VolumeTypeExtraSpecs, utcnow
@@ -25,7 +27,7 @@ def update(db, *, type_id, specs: dict) -> None:
                     session, VolumeTypeExtraSpecs, values={'value': value, 'updated_at': now},
                     where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
                            VolumeTypeExtraSpecs.key == key,
-                           VolumeTypeExtraSpecs.deleted.is_(False)]):
+                           VolumeTypeExtraSpecs.deleted == sa.false()]):
                 session.add(VolumeTypeExtraSpecs(volume_type_id=type_id, key=key, value=value))
 
 
@@ -35,7 +37,7 @@ def delete(db, *, type_id, key) -> None:
         count = conditional.update(
             session, VolumeTypeExtraSpecs, values={'deleted': True, 'deleted_at': utcnow()},
             where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
-                   VolumeTypeExtraSpecs.key == key, VolumeTypeExtraSpecs.deleted.is_(False)])
+                   VolumeTypeExtraSpecs.key == key, VolumeTypeExtraSpecs.deleted == sa.false()])
         if not count:
             raise exception.VolumeTypeExtraSpecsNotFound(volume_type_id=type_id,
                                                          extra_specs_key=key)

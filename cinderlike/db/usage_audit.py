@@ -79,7 +79,7 @@ def _snapshot_details(session, snapshots) -> list[ActiveSnapshot]:
     for snapshot_id, key, value in session.execute(
             sa.select(SnapshotMetadata.snapshot_id, SnapshotMetadata.key,
                       SnapshotMetadata.value)
-            .where(SnapshotMetadata.snapshot_id.in_(ids), SnapshotMetadata.deleted.is_(False))):
+            .where(SnapshotMetadata.snapshot_id.in_(ids), SnapshotMetadata.deleted == sa.false())):
         metadata[snapshot_id][key] = value
     volumes = {volume.id: volume for volume in session.execute(sa.select(Volume).where(
         Volume.id.in_({snapshot.volume_id for snapshot in snapshots}))).scalars()}
@@ -91,13 +91,13 @@ def _with_details(session, volumes) -> list[ActiveVolume]:
     metadata = {volume_id: {} for volume_id in ids}
     rows = session.execute(
         sa.select(VolumeMetadata.volume_id, VolumeMetadata.key, VolumeMetadata.value)
-        .where(VolumeMetadata.volume_id.in_(ids), VolumeMetadata.deleted.is_(False)))
+        .where(VolumeMetadata.volume_id.in_(ids), VolumeMetadata.deleted == sa.false()))
     for volume_id, key, value in rows:
         metadata[volume_id][key] = value
     attachments = {volume_id: [] for volume_id in ids}
     for attachment in session.execute(
             sa.select(VolumeAttachment)
-            .where(VolumeAttachment.volume_id.in_(ids), VolumeAttachment.deleted.is_(False))
+            .where(VolumeAttachment.volume_id.in_(ids), VolumeAttachment.deleted == sa.false())
             .order_by(VolumeAttachment.created_at, VolumeAttachment.id)).scalars():
         attachments[attachment.volume_id].append(attachment)
     return [ActiveVolume(v, metadata[v.id], attachments[v.id]) for v in volumes]

@@ -55,7 +55,7 @@ class VolumeTypeRecord:
 
 
 def _live():
-    return VolumeType.deleted.is_(False)
+    return VolumeType.deleted == sa.false()
 
 
 def _visible(stmt, *, project_id, is_admin):
@@ -75,10 +75,10 @@ _TYPES = VolumeType.__table__
 _SPECS = VolumeTypeExtraSpecs.__table__
 _SPECS_OF = sa.select(_SPECS.c.volume_type_id, _SPECS.c.key, _SPECS.c.value).where(
     _SPECS.c.volume_type_id.in_(sa.bindparam('ids', expanding=True)),
-    _SPECS.c.deleted.is_(False)).order_by(_SPECS.c.id)
+    _SPECS.c.deleted == sa.false()).order_by(_SPECS.c.id)
 _PROJECT_DEFAULT = sa.select(DefaultVolumeType.__table__.c.volume_type_id).where(
     DefaultVolumeType.__table__.c.project_id == sa.bindparam('project_id'),
-    DefaultVolumeType.__table__.c.deleted.is_(False)).scalar_subquery()
+    DefaultVolumeType.__table__.c.deleted == sa.false()).scalar_subquery()
 
 
 @functools.cache
@@ -105,7 +105,7 @@ def _type_statement(column: str, is_admin: bool, lock: str | None = None, specs:
         stmt = (stmt.add_columns(_SPECS.c.key.label('spec_key'),
                                  _SPECS.c.value.label('spec_value'))
                 .outerjoin(_SPECS, sa.and_(_SPECS.c.volume_type_id == _TYPES.c.id,
-                                           _SPECS.c.deleted.is_(False))))
+                                           _SPECS.c.deleted == sa.false())))
         order.extend((_TYPES.c.id, _SPECS.c.id))
     if lock is not None:
         # NOTE(lock): the type rows only (OF); MariaDB, which has no OF, also locks the
@@ -252,7 +252,7 @@ def _filter_specs(stmt, extra_specs: dict):
                  else VolumeTypeExtraSpecs.value == value)
         stmt = stmt.where(sa.exists().where(
             VolumeTypeExtraSpecs.volume_type_id == VolumeType.id,
-            VolumeTypeExtraSpecs.key == key, match, VolumeTypeExtraSpecs.deleted.is_(False)))
+            VolumeTypeExtraSpecs.key == key, match, VolumeTypeExtraSpecs.deleted == sa.false()))
     return stmt
 
 
@@ -343,7 +343,7 @@ def _rename_quota_resources(session, old_name, new_name) -> None:
         for model in (Quota, QuotaClass, QuotaUsage):
             conditional.update(session, model, values={'resource': f'{base}_{new_name}'},
                                where=[model.resource == f'{base}_{old_name}',
-                                      model.deleted.is_(False)])
+                                      model.deleted == sa.false()])
 
 
 def update(db, *, type_id, name=None, description=None, is_public=None) -> VolumeTypeRecord:
@@ -379,7 +379,7 @@ def _check_deletable(db, session, row, *, conf_default_name):
     """
     if session.scalar(sa.select(DefaultVolumeType.project_id).where(
             DefaultVolumeType.volume_type_id == row.id,
-            DefaultVolumeType.deleted.is_(False)).limit(1)) is not None:
+            DefaultVolumeType.deleted == sa.false()).limit(1)) is not None:
         raise exception.VolumeTypeDefaultDeletionError(volume_type_id=row.id)
     default_id = session.scalar(sa.select(VolumeType.id).where(
         VolumeType.name == conf_default_name, _live()).limit(1))
@@ -415,14 +415,14 @@ def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
         conditional.update(session, VolumeTypeExtraSpecs,
                            values={'deleted': True, 'deleted_at': now},
                            where=[VolumeTypeExtraSpecs.volume_type_id == type_id,
-                                  VolumeTypeExtraSpecs.deleted.is_(False)])
+                                  VolumeTypeExtraSpecs.deleted == sa.false()])
         conditional.update(session, VolumeTypeProjects,
                            values={'deleted': VolumeTypeProjects.id, 'deleted_at': now},
                            where=[VolumeTypeProjects.volume_type_id == type_id,
                                   VolumeTypeProjects.deleted == 0])
         conditional.update(session, Encryption, values={'deleted': True, 'deleted_at': now},
                            where=[Encryption.volume_type_id == type_id,
-                                  Encryption.deleted.is_(False)])
+                                  Encryption.deleted == sa.false()])
     LOG.info('Volume type %s deleted', type_id)
     return record
 
@@ -430,7 +430,7 @@ def destroy(db, *, type_id, conf_default_name) -> VolumeTypeRecord:
 def has_volumes(db, *, type_id, session=None) -> bool:
     """True while a live volume has this type (extra specs are then frozen, as Cinder)."""
     stmt = sa.select(Volume.id).where(Volume.volume_type_id == type_id,
-                                      Volume.deleted.is_(False)).limit(1)
+                                      Volume.deleted == sa.false()).limit(1)
     with db.reader(session) as s:
         return s.scalar(stmt) is not None
 

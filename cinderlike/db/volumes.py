@@ -53,7 +53,7 @@ def _migration_in(allowed) -> sa.ColumnElement:
 
 def _snapshots(*where) -> sa.Exists:
     """EXISTS a live snapshot of the volume (matching *where*)."""
-    return sa.exists().where(Snapshot.volume_id == Volume.id, Snapshot.deleted.is_(False),
+    return sa.exists().where(Snapshot.volume_id == Volume.id, Snapshot.deleted == sa.false(),
                              *where)
 
 
@@ -242,12 +242,12 @@ def of_backend(db, *, host: str, cluster_name: str | None = None) -> list[Volume
     """The live volumes of a backend (Cinder's _get_my_volumes)."""
     with db.reader() as s:
         return list(s.scalars(sa.select(Volume).where(
-            Volume.deleted.is_(False), on_backend(host=host, cluster_name=cluster_name))))
+            Volume.deleted == sa.false(), on_backend(host=host, cluster_name=cluster_name))))
 
 
 def unplaced(volume_id: str | None = None) -> list:
     """WHERE clauses of a create no scheduler placed yet: `creating`, no backend."""
-    where = [Volume.deleted.is_(False), Volume.status == states.Status.CREATING,
+    where = [Volume.deleted == sa.false(), Volume.status == states.Status.CREATING,
              Volume.host.is_(None)]
     if volume_id is not None:
         where.append(Volume.id == volume_id)
@@ -283,7 +283,7 @@ _TIME_OPS = {'gt': '__gt__', 'gte': '__ge__', 'eq': '__eq__', 'neq': '__ne__',
 
 def _metadata_match(key: str, value: str):
     """Cinder matches a metadata filter against user or admin metadata."""
-    return sa.or_(*(sa.exists().where(m.volume_id == Volume.id, m.deleted.is_(False),
+    return sa.or_(*(sa.exists().where(m.volume_id == Volume.id, m.deleted == sa.false(),
                                       m.key == key, m.value == value)
                     for m in (VolumeMetadata, VolumeAdminMetadata)))
 
@@ -342,7 +342,7 @@ def detail_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
     owner = Volume.__table__.c.id
     attachments = VolumeAttachment.__table__
     attached = sa.exists().where(
-        attachments.c.volume_id == owner, attachments.c.deleted.is_(False),
+        attachments.c.volume_id == owner, attachments.c.deleted == sa.false(),
         attachments.c.attach_status == states.AttachStatus.ATTACHED)
     return (('metadata', db_metadata.as_object(VolumeMetadata, 'volume_id', owner, dialect)),
             ('admin_metadata', db_metadata.as_object(VolumeAdminMetadata, 'volume_id', owner,
@@ -365,7 +365,7 @@ def summary(db, *, project_id: str | None) -> tuple[int, int, dict[str, list[str
         total, size = s.execute(sa.select(sa.func.count(), size_sum).where(*where)).one()
         pairs = s.execute(sa.select(VolumeMetadata.key, VolumeMetadata.value).distinct()
                           .join(Volume, Volume.id == VolumeMetadata.volume_id)
-                          .where(*where, VolumeMetadata.deleted.is_(False))
+                          .where(*where, VolumeMetadata.deleted == sa.false())
                           .order_by(VolumeMetadata.key, VolumeMetadata.value)).all()
     metadata: dict[str, list[str]] = {}
     for key, value in pairs:
@@ -421,7 +421,7 @@ def _attached_statement(dialect: str):
     """The attached attachments of the volumes :ids, built once per dialect."""
     return sa.select(VolumeAttachment).where(
         id_lists.among(VolumeAttachment.volume_id, dialect),
-        VolumeAttachment.deleted.is_(False),
+        VolumeAttachment.deleted == sa.false(),
         VolumeAttachment.attach_status == states.AttachStatus.ATTACHED)
 
 

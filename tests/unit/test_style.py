@@ -57,6 +57,18 @@ def test_select_style_passes(tree):
     assert check_style.legacy_queries(tree) == []
 
 
+def test_live_rows_by_is_false_are_refused_in_the_package(tree):
+    _write(tree, 'cinderlike/db/bad.py',
+           'import sqlalchemy as sa\n\n'
+           'def live(model):\n'
+           '    return [model.deleted.is_(False), model.deleted == sa.false(),\n'
+           '            model.frozen.is_(False), model.deleted.is_(True)]\n')
+    _write(tree, 'tests/test_x.py', 'def test(m):\n    m.deleted.is_(False)\n')
+    problems = check_style.unindexed_live_rows(tree)
+    assert len(problems) == 1
+    assert problems[0].startswith('cinderlike/db/bad.py:4: deleted.is_(False)')
+
+
 def test_main_prints_problems_and_exits_nonzero(tree, capsys):
     _write(tree, 'cinderlike/db/bad.py', 'def f(s):\n    return s.query(1)\n')
     assert check_style.main([str(tree)]) == 1
