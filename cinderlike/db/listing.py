@@ -43,30 +43,33 @@ def sort_params(model, sort: list[tuple[str, str | None]] | None,
     return pairs
 
 
-def _null_flag(column):
-    """0 for NULL, else 1: the leading term of a keyset predicate over a nullable column."""
-    return sa.case((column.is_(None), 0), else_=1)
-
-
 def order_by(stmt, pairs):
     """*stmt* ordered by the (column, direction) *pairs*."""
     return stmt.order_by(*(ordering.SortKey(column, direction) for column, direction in pairs))
 
 
 def after_marker(pairs, marker_row):
-    """The predicate selecting rows that come after *marker_row* in *pairs* order."""
-    terms = []
+    """The predicate selecting rows that come after *marker_row* in *pairs* order (NULLs
+    first ascending and last descending: ordering.SortKey).
+
+    NOTE(index): plain comparisons of the columns, so that the databases can start from the
+    marker in an index on them; a NULL's place is said with IS [NOT] NULL, and not at all
+    for a NOT NULL column.
+    """
+    alternatives, equal = [], []
     for column, direction in pairs:
         value = getattr(marker_row, column.key)
-        terms.append((_null_flag(column), 0 if value is None else 1, direction))
-        terms.append((column, value, direction))
-    alternatives = []
-    for index, (expr, value, direction) in enumerate(terms):
         if value is None:
-            continue  # nothing sorts strictly after/before NULL among NULLs
-        equal = [e.is_(None) if v is None else e == v for e, v, _d in terms[:index]]
-        beyond = expr > value if direction == 'asc' else expr < value
-        alternatives.append(sa.and_(*equal, beyond))
+            # Ascending, every value comes after NULL; descending, nothing does.
+            beyond = [column.is_not(None)] if direction == 'asc' else []
+            same = column.is_(None)
+        else:
+            beyond = [column > value if direction == 'asc' else column < value]
+            if direction == 'desc' and getattr(column.expression, 'nullable', True):
+                beyond.append(column.is_(None))
+            same = column == value
+        alternatives += [sa.and_(*equal, term) for term in beyond]
+        equal.append(same)
     return sa.or_(*alternatives) if alternatives else sa.false()
 
 

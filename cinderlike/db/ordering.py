@@ -8,7 +8,8 @@ from sqlalchemy.sql.visitors import InternalTraversal
 class SortKey(sa.sql.expression.ColumnElement):
     """*column* in *direction* ('asc' or 'desc'), NULLs first ascending and last descending:
     MySQL's and SQLite's own order (Cinder's, on its usual MySQL), spelled out on PostgreSQL,
-    whose own is the opposite. For an ORDER BY and for an index's column alike.
+    whose own is the opposite, for the columns that can hold NULL. For an ORDER BY and for
+    an index's column alike.
 
     NOTE(sort): a leading `CASE WHEN column IS NULL` term gave the same order everywhere,
     but PostgreSQL then sorted every matching row on computed keys, which no index can give:
@@ -31,5 +32,9 @@ def _native_nulls(key, compiler, **kw):
 
 @compiles(SortKey, 'postgresql')
 def _spelled_out_nulls(key, compiler, **kw):
+    # NOTE(index): a NOT NULL column's NULL order is moot; left unsaid, an index on the
+    # plain column gives its order (the page's id after its created_at).
+    if not getattr(key.column.expression, 'nullable', True):
+        return _native_nulls(key, compiler, **kw)
     nulls = 'FIRST' if key.direction == 'asc' else 'LAST'
     return f'{_native_nulls(key, compiler, **kw)} NULLS {nulls}'

@@ -68,11 +68,14 @@ class Volume(TimestampMixin, Base):
         return self._name_id or self.id
 
 
-# NOTE(listing): a project's page in the listings' default order (created_at, then id;
-# db/listing.py) is read from this index, not sorted out of all the project's volumes. Its
-# NULLs are where the listings put them, so PostgreSQL's index serves that order too.
+# NOTE(listing): a project's page in the listings' default order (created_at, then id, both
+# descending; db/listing.py) is read from this index, not sorted out of all the project's
+# volumes. Its NULLs are where the listings put them, so PostgreSQL's index gives that order
+# too; descending, so that the page after a marker is found by a forward scan, in which
+# MariaDB tests the marker's condition on the index entry (a backward scan fetched every
+# row it passed first).
 sa.Index('volumes_deleted_project_id_created_at_idx', Volume.deleted, Volume.project_id,
-         SortKey(Volume.created_at, 'asc'), Volume.id)
+         SortKey(Volume.created_at, 'desc'), SortKey(Volume.id, 'desc'))
 
 
 class VolumeMetadata(KeyValueMixin, Base):

@@ -39,7 +39,7 @@ def test_a_listing_of_some_columns_reads_only_those(db):
     assert not hasattr(row, 'provider_location')
 
 
-def test_the_order_is_the_columns_own_with_nulls_spelled_out_only_on_postgresql():
+def test_the_order_is_the_columns_own_with_nulls_spelled_out_only_on_postgresql_and_nullable():
     pairs = listing.sort_params(Volume, [('display_name', 'asc')])
     stmt = listing.order_by(sa.select(Volume.id), pairs)
     orders = {name: str(stmt.compile(dialect=dialect)).split('ORDER BY ')[1]
@@ -47,7 +47,7 @@ def test_the_order_is_the_columns_own_with_nulls_spelled_out_only_on_postgresql(
                                     ('mysql', mysql.dialect()), ('sqlite', sqlite.dialect()))}
     assert orders == {
         'postgresql': 'volumes.display_name ASC NULLS FIRST, '
-                      'volumes.created_at ASC NULLS FIRST, volumes.id ASC NULLS FIRST',
+                      'volumes.created_at ASC NULLS FIRST, volumes.id ASC',
         'mysql': 'volumes.display_name ASC, volumes.created_at ASC, volumes.id ASC',
         'sqlite': 'volumes.display_name ASC, volumes.created_at ASC, volumes.id ASC'}
     # NOTE(cache): compiled statements are cached by key; the direction is part of it.

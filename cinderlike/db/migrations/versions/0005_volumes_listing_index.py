@@ -18,9 +18,9 @@ depends_on = None
 
 def upgrade():
     # NOTE(frozen): spelled out, not the models' SortKey: PostgreSQL's own order puts NULLs
-    # last ascending; MySQL's and SQLite's put them first.
-    created_at = (sa.text('created_at ASC NULLS FIRST')
-                  if op.get_bind().dialect.name == 'postgresql' else 'created_at')
+    # first descending; MySQL's and SQLite's put them last.
+    nulls = ' NULLS LAST' if op.get_bind().dialect.name == 'postgresql' else ''
     op.create_index('volumes_deleted_project_id_created_at_idx', 'volumes',
-                    ['deleted', 'project_id', created_at, 'id'])
+                    ['deleted', 'project_id', sa.text(f'created_at DESC{nulls}'),
+                     sa.text('id DESC')])
     op.drop_index('volumes_deleted_project_id_idx', table_name='volumes')
