@@ -39,34 +39,38 @@ def oversized(root: pathlib.Path, *, limit: int = MAX_LINES) -> list[str]:
     return problems
 
 
-def legacy_queries(root: pathlib.Path) -> list[str]:
-    """Calls of a `.query(...)` attribute (Session.query and friends) in the package."""
-    problems = []
+def _method_calls(root: pathlib.Path):
+    """(path, call node) of every `<x>.<method>(...)` call in the package's modules.
+
+    NOTE(ast): parsing, not grepping, so docstrings and comments that name a forbidden call
+    do not count.
+    """
     for path in _modules(root, QUERY_CHECKED):
-        # NOTE(ast): parsing, not grepping, so docstrings and comments that name the
-        # forbidden call do not count.
         tree = ast.parse(path.read_text(encoding='utf-8'), filename=str(path))
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == 'query'):
-                problems.append(f'{path.relative_to(root)}:{node.lineno}: legacy ORM '
-                                '.query(); use sa.select()/sa.update() with session.execute()')
-    return problems
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                yield path.relative_to(root), node
+
+
+def legacy_queries(root: pathlib.Path) -> list[str]:
+    """Calls of a `.query(...)` attribute (Session.query and friends) in the package."""
+    return [f'{path}:{node.lineno}: legacy ORM .query(); use sa.select()/sa.update() with '
+            'session.execute()'
+            for path, node in _method_calls(root) if node.func.attr == 'query']
+
+
+def _is_deleted_is_false(call: ast.Call) -> bool:
+    target, args = call.func.value, call.args
+    return (call.func.attr == 'is_' and isinstance(target, ast.Attribute)
+            and target.attr == 'deleted' and len(args) == 1
+            and isinstance(args[0], ast.Constant) and args[0].value is False)
 
 
 def unindexed_live_rows(root: pathlib.Path) -> list[str]:
     """`<x>.deleted.is_(False)` calls in the package (live rows by a test no index serves)."""
-    problems = []
-    for path in _modules(root, QUERY_CHECKED):
-        tree = ast.parse(path.read_text(encoding='utf-8'), filename=str(path))
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == 'is_' and isinstance(node.func.value, ast.Attribute)
-                    and node.func.value.attr == 'deleted' and len(node.args) == 1
-                    and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
-                problems.append(f'{path.relative_to(root)}:{node.lineno}: deleted.is_(False); '
-                                'use deleted == sa.false(), which MariaDB can look up by index')
-    return problems
+    return [f'{path}:{node.lineno}: deleted.is_(False); use deleted == sa.false(), which '
+            'MariaDB can look up by index'
+            for path, node in _method_calls(root) if _is_deleted_is_false(node)]
 
 
 # (package, the cinderlike packages it may import) for the bottom layers, and

@@ -37,16 +37,29 @@ def test_migrations_are_exempt_from_the_size_cap(tree):
     assert check_style.oversized(tree) == []
 
 
-def test_session_query_is_refused_in_the_package_only(tree):
-    _write(tree, 'cinderlike/db/bad.py',
-           '"""Never call session.query(Model)."""\n'
-           '# session.query(x) in a comment is fine\n'
-           'def get(session, model):\n'
-           '    return session.query(model).all()\n')
-    _write(tree, 'tests/test_x.py', 'def test(s):\n    s.query(1)\n')
-    problems = check_style.legacy_queries(tree)
+@pytest.mark.parametrize('check, package_source, tests_source, problem', [
+    (check_style.legacy_queries,
+     '"""Never call session.query(Model)."""\n'
+     '# session.query(x) in a comment is fine\n'
+     'def get(session, model):\n'
+     '    return session.query(model).all()\n',
+     'def test(s):\n    s.query(1)\n',
+     'cinderlike/db/bad.py:4: legacy ORM .query()'),
+    (check_style.unindexed_live_rows,
+     'import sqlalchemy as sa\n\n'
+     'def live(model):\n'
+     '    return [model.deleted.is_(False), model.deleted == sa.false(),\n'
+     '            model.frozen.is_(False), model.deleted.is_(True)]\n',
+     'def test(m):\n    m.deleted.is_(False)\n',
+     'cinderlike/db/bad.py:4: deleted.is_(False)'),
+])
+def test_a_forbidden_call_is_refused_in_the_package_only(tree, check, package_source,
+                                                          tests_source, problem):
+    _write(tree, 'cinderlike/db/bad.py', package_source)
+    _write(tree, 'tests/test_x.py', tests_source)
+    problems = check(tree)
     assert len(problems) == 1
-    assert problems[0].startswith('cinderlike/db/bad.py:4: legacy ORM .query()')
+    assert problems[0].startswith(problem)
 
 
 def test_select_style_passes(tree):
@@ -55,18 +68,6 @@ def test_select_style_passes(tree):
            'def get(session, model):\n'
            '    return session.execute(sa.select(model)).scalars().all()\n')
     assert check_style.legacy_queries(tree) == []
-
-
-def test_live_rows_by_is_false_are_refused_in_the_package(tree):
-    _write(tree, 'cinderlike/db/bad.py',
-           'import sqlalchemy as sa\n\n'
-           'def live(model):\n'
-           '    return [model.deleted.is_(False), model.deleted == sa.false(),\n'
-           '            model.frozen.is_(False), model.deleted.is_(True)]\n')
-    _write(tree, 'tests/test_x.py', 'def test(m):\n    m.deleted.is_(False)\n')
-    problems = check_style.unindexed_live_rows(tree)
-    assert len(problems) == 1
-    assert problems[0].startswith('cinderlike/db/bad.py:4: deleted.is_(False)')
 
 
 def test_main_prints_problems_and_exits_nonzero(tree, capsys):
