@@ -65,7 +65,7 @@ def after_marker(pairs, marker_row):
             same = column.is_(None)
         else:
             beyond = [column > value if direction == 'asc' else column < value]
-            if direction == 'desc' and getattr(column.expression, 'nullable', True):
+            if direction == 'desc' and ordering.nullable(column):
                 beyond.append(column.is_(None))
             same = column == value
         alternatives += [sa.and_(*equal, term) for term in beyond]

@@ -5,6 +5,11 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
 
 
+def nullable(column) -> bool:
+    """Whether *column* (a column or a mapped attribute) can hold NULL."""
+    return getattr(column.expression, 'nullable', True)
+
+
 class SortKey(sa.sql.expression.ColumnElement):
     """*column* in *direction* ('asc' or 'desc'), NULLs first ascending and last descending:
     MySQL's and SQLite's own order (Cinder's, on its usual MySQL), spelled out on PostgreSQL,
@@ -34,7 +39,7 @@ def _native_nulls(key, compiler, **kw):
 def _spelled_out_nulls(key, compiler, **kw):
     # NOTE(index): a NOT NULL column's NULL order is moot; left unsaid, an index on the
     # plain column gives its order (the page's id after its created_at).
-    if not getattr(key.column.expression, 'nullable', True):
+    if not nullable(key.column):
         return _native_nulls(key, compiler, **kw)
     nulls = 'FIRST' if key.direction == 'asc' else 'LAST'
     return f'{_native_nulls(key, compiler, **kw)} NULLS {nulls}'

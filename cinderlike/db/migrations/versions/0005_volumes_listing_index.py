@@ -1,6 +1,6 @@
 """volumes: a project's live volumes indexed in the listings' default order (created_at,
-then id), NULLs first as the listings put them, in place of the (deleted, project_id)
-index, whose lookups this one's leading columns serve as well.
+then id, both descending), NULLs last as the listings put them, in place of the (deleted,
+project_id) index, whose lookups this one's leading columns serve as well.
 
 Revision ID: 0005_volumes_listing_index
 Revises: 0004_groups
