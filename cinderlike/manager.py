@@ -83,9 +83,11 @@ class Manager:
         """Our services row's uuid, which the volumes we create name (3.48's service_uuid)."""
         return self._service()[1]
 
-    def hold(self, machine, *, row_id: str, status: str, request: dict | None = None):
+    def hold(self, machine, *, row_id: str, status: str, request: dict | None = None,
+             options: tuple = ()):
         """(row, Hold) of a *machine* row still in *status*, its workers row taken by this
-        service; (row, None), logged, when the row moved on (nothing to do then).
+        service; (row, None), logged, when the row moved on (nothing to do then). The row is
+        read with the loader *options* (Machine.get).
 
         NOTE(outage): run again while the database cannot be reached, as settles are: a
         take lost to a dead connection would leave the operation to the lost-operation
@@ -95,7 +97,8 @@ class Manager:
         """
         row, hold = self.db.retrying(
             lambda: db_workers.begin_for(self.db, machine, row_id=row_id, status=status,
-                                         service_id=self.service_id, request=request),
+                                         service_id=self.service_id, request=request,
+                                         options=options),
             what=f'Taking {machine.name} {row_id}')
         if hold is None:
             LOG.warning('%s %s is %s, not %s; nothing to do', machine.name, row_id,

@@ -63,7 +63,6 @@ def _settle_once(db, machine, *, row, hold: db_workers.Hold, outcome, session=No
             # the latest version after a wait (a taker committed first: nothing deleted). A
             # lost fence rolls the status back. NOTE(perf): two locking reads fewer than
             # locking both rows before writing, on every settle.
-            outcome = outcome(s) if callable(outcome) else outcome
             done = _write_status(db, machine, row, outcome, s)
             if done:
                 if not db_workers.finish(db, hold=hold, session=s):
@@ -115,11 +114,7 @@ def _side_effects(db, row, outcome: Outcome, s) -> None:
 
 def settle(db, machine, *, row, hold: db_workers.Hold, outcome, session=None) -> Settled:
     """_settle_once(), run again while the database is unreachable (Database.retrying) when
-    it is a transaction of its own; a caller passing *session* retries its transaction.
-
-    *outcome* is an Outcome, or a function of the settle's session that returns one (what
-    it reads is read in the settle's transaction).
-    """
+    it is a transaction of its own; a caller passing *session* retries its transaction."""
     def write():
         return _settle_once(db, machine, row=row, hold=hold, outcome=outcome, session=session)
     if session is not None:

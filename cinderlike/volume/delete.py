@@ -18,12 +18,10 @@ from cinderlike.volume import snapshots
 LOG = logging.getLogger(__name__)
 
 
-def _gone(manager, volume, action: str, session) -> db_settle.Outcome:
-    """The delete's (or unmanage's) outcome: row destroyed, usage and (if held) capacity
-    given back."""
-    type_name = db_volumes.get_type_names(manager.db, type_ids={volume.volume_type_id},
-                                          session=session).get(volume.volume_type_id)
-    deltas = quota.volume_deltas(size=volume.size or 0, volume_type_name=type_name)
+def _gone(volume, action: str) -> db_settle.Outcome:
+    """The delete's (or unmanage's) outcome: row destroyed, usage (of the type the take read,
+    WITH_TYPE_NAME) and (if held) capacity given back."""
+    deltas = quota.volume_deltas(size=volume.size or 0, volume_type_name=volume.type_name)
     return db_settle.Outcome(
         action=action, destroy=True, values={'terminated_at': utcnow()},
         release_usage={resource: -amount for resource, amount in deltas.items()},
@@ -40,7 +38,9 @@ def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False,
     """
     action = 'unmanage' if unmanage_only else 'delete'
     status = Status.UNMANAGING if unmanage_only else Status.DELETING
-    volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id, status=status)
+    # NOTE(perf): the type's name (for its per-type quota) is read by the take's own SELECT.
+    volume, hold = manager.hold(db_volumes.MACHINE, row_id=volume_id, status=status,
+                                options=(db_volumes.WITH_TYPE_NAME,))
     if hold is None:
         return False
     manager.notifier.info(ctx, volume, f'{action}.start')
@@ -64,11 +64,8 @@ def delete_volume(manager, ctx, *, volume_id: str, cascade: bool = False,
     else:
         outcome = None
 
-    # NOTE(perf): the type's name (for its per-type quota) is read in the settle's
-    # transaction: one transaction less per delete.
-    settled = db_settle.settle(
-        manager.db, db_volumes.MACHINE, row=volume, hold=hold,
-        outcome=outcome or (lambda s: _gone(manager, volume, action, s)))
+    settled = db_settle.settle(manager.db, db_volumes.MACHINE, row=volume, hold=hold,
+                               outcome=outcome or _gone(volume, action))
     if settled is db_settle.Settled.MOVED_ON:
         LOG.warning('Volume %s moved on while it was being deleted', volume_id)
     if settled is not db_settle.Settled.DONE or outcome is not None:

@@ -61,6 +61,9 @@ class Volume(TimestampMixin, Base):
     # NOTE(perf): no column; loaded only by a read that asks for it
     # (db/qos_specs.WITH_LIVE_TYPE_QOS), None otherwise.
     live_type_qos: Mapped[str | None] = orm.query_expression()
+    # NOTE(perf): no column either; its type's name, loaded only by a read that asks for it
+    # (db/volumes.WITH_TYPE_NAME), None otherwise.
+    type_name: Mapped[str | None] = orm.query_expression()
 
     @property
     def name_id(self) -> str:

@@ -110,18 +110,3 @@ def test_a_settle_in_a_callers_transaction_taken_over_undoes_only_its_own_writes
     assert settled is db_settle.Settled.FENCED
     assert db_volumes.get(db, volume_id=volume.id).status == 'creating'
     assert db_volumes.get(db, volume_id=other.id).display_name == 'kept'
-
-
-def test_an_outcome_built_in_the_settles_transaction_is_written_with_it():
-    db = daemons.make_db()
-    volume, hold = _creating(db)
-    seen = []
-
-    def outcome(s):
-        seen.append(s.scalar(sa.select(models.Volume.status).where(
-            models.Volume.id == volume.id)))
-        return db_settle.Outcome(action='create', error=True)
-    assert db_settle.settle(db, db_volumes.MACHINE, row=volume, hold=hold,
-                            outcome=outcome) is db_settle.Settled.DONE
-    assert seen == ['creating']
-    assert db_volumes.get(db, volume_id=volume.id).status == 'error'

@@ -3,9 +3,11 @@
 import threading
 
 import pytest
+import sqlalchemy as sa
 
 from cinderlike import locks
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import VolumeType
 from cinderlike.drivers.volume import base
 from tests.fixtures import flaky_db
 from tests.unit.volume.conftest import (
@@ -44,6 +46,19 @@ def test_delete_releases_quota_and_claim_and_soft_deletes(manager, db):
     for resource in ('volumes', 'gigabytes', 'volumes___DEFAULT__', 'gigabytes___DEFAULT__'):
         assert usage(db, resource) == (0, 0), resource
     assert notified()[-2:] == ['volume.delete.start', 'volume.delete.end']
+
+
+def test_a_deleted_type_still_names_the_usage_given_back(manager, db):
+    """The take reads the type's name (WITH_TYPE_NAME), deleted types included."""
+    volume = _available(manager, db, size=2)
+    with db.writer() as s:
+        s.execute(sa.update(VolumeType).where(VolumeType.id == volume.volume_type_id)
+                  .values(deleted=True))
+    _begin_delete(db, volume)
+    manager.delete_volume(ctx(), volume_id=volume.id)
+    assert row(db, volume.id).deleted
+    assert usage(db, 'volumes___DEFAULT__') == (0, 0)
+    assert usage(db, 'gigabytes___DEFAULT__') == (0, 0)
 
 
 @pytest.mark.parametrize('after_commit', [False, True], ids=['before', 'commit-answer-lost'])
