@@ -4,12 +4,14 @@ HTTP only: parse, policy, validate, call api/operations/volumes.py, render with 
 """
 
 import ast
+import threading
+from collections.abc import Iterator
 
 import falcon
 from oslo_utils import strutils, timeutils
 
 from cinderlike import exception, notifications
-from cinderlike.api import listing, validation
+from cinderlike.api import body, listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.flows.create_volume import CreateRequest
 from cinderlike.api.operations import volumes as operations
@@ -126,7 +128,7 @@ class VolumeRenderer:
             host=extended and self._enforcer.allowed(ctx, policy.HOST_ATTRIBUTE_POLICY),
             migration=extended and self._enforcer.allowed(ctx, policy.MIG_ATTRIBUTE_POLICY))
 
-    def details(self, req: falcon.Request, volumes: list, call: view.Call) -> list[dict]:
+    def details(self, req: falcon.Request, volumes: list, call: view.Call) -> Iterator[dict]:
         """Detail views of *volumes* with what Cinder adds for *call*."""
         return self.views(req, volumes, call, self._read_extras(volumes, call))
 
@@ -143,12 +145,14 @@ class VolumeRenderer:
         return self._extras(rows, metadata, s, attached=[v for v in rows if v.attached])
 
     def views(self, req: falcon.Request, volumes: list, call: view.Call,
-              extras: dict[str, view.Extras]) -> list[dict]:
+              extras: dict[str, view.Extras]) -> Iterator[dict]:
+        """Detail views of *volumes*, each made as it is taken (a listing's body encodes
+        them a batch at a time)."""
         see = self._visibility(req.context.ctx, call)
         links = self.links(req)
-        return [view.detail(v, extras[v.id], version=req.context.api_version, links=links,
-                            see=see, call=call)
-                for v in volumes]
+        version = req.context.api_version
+        return (view.detail(v, extras[v.id], version=version, links=links, see=see, call=call)
+                for v in volumes)
 
     def _extras(self, volumes: list, metadata: dict[str, dict], s, *,
                 attached: list | None = None) -> dict[str, view.Extras]:
@@ -173,7 +177,7 @@ class VolumeRenderer:
         return {vid: view.visible_metadata(metadata[vid], admin_metadata[vid]) for vid in ids}
 
     def one(self, req: falcon.Request, volume, call: view.Call) -> dict:
-        return {'volume': self.details(req, [volume], call)[0]}
+        return {'volume': next(self.details(req, [volume], call))}
 
     def legacy(self, req: falcon.Request, volume) -> dict:
         """Cinder's legacy_detail (what POST /manageable_volumes answers): the 3.0 fields
@@ -192,7 +196,7 @@ class VolumeRenderer:
         so nothing is read back (three SELECTs per create).
         """
         extras = view.Extras(dict(metadata), [], type_name)
-        return {'volume': self.views(req, [volume], view.CREATE, {volume.id: extras})[0]}
+        return {'volume': next(self.views(req, [volume], view.CREATE, {volume.id: extras}))}
 
 
 class Volumes:
@@ -204,8 +208,19 @@ class Volumes:
         self._enforcer = enforcer
         self._rpc = rpc
         self._render = VolumeRenderer(conf, db, enforcer)
+        self._listing = threading.BoundedSemaphore(conf.osapi_volume_listings_at_once)
 
-    def _list(self, req: falcon.Request, *, detail: bool) -> dict:
+    def _list(self, req: falcon.Request, resp: falcon.Response, *, detail: bool) -> None:
+        """A page of volumes, built while this process holds one of its listing turns.
+
+        NOTE(gil): listings are CPU work under one interpreter lock: two built together take
+        twice as long each, and hold both pages' rows and views; taken in turn, each is
+        answered as soon as it is built, and memory holds one page.
+        """
+        with self._listing:
+            body.send_collection(resp, self._page(req, detail=detail))
+
+    def _page(self, req: falcon.Request, *, detail: bool) -> dict:
         ctx, version = req.context.ctx, req.context.api_version
         self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
         params = dict(req.params)
@@ -230,16 +245,16 @@ class Volumes:
                      if with_count else None)
         links = self._render.links(req)
         items = (self._render.views(req, rows, view.DETAIL, extras) if detail
-                 else [view.summary(v, links=links) for v in rows])
+                 else (view.summary(v, links=links) for v in rows))
         next_href = links.page_after('volumes/detail' if detail else 'volumes',
                                      dict(req.params), rows, limit=limit, count=count)
         return view.collection(items, version=version, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._list(req, detail=False)
+        self._list(req, resp, detail=False)
 
     def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._list(req, detail=True)
+        self._list(req, resp, detail=True)
 
     def on_get_summary(self, req: falcon.Request, resp: falcon.Response) -> None:
         ctx, version = req.context.ctx, req.context.api_version

@@ -7,6 +7,7 @@ policy-guarded attributes it may see (`Visibility`).
 
 import dataclasses
 import functools
+from collections.abc import Iterable
 
 from cinderlike.api import microversions as mv
 from cinderlike.api.views.common import Links, timestamp
@@ -173,9 +174,10 @@ def _extended(shown: dict, volume: Volume, see: Visibility) -> None:
         shown['os-vol-mig-status-attr:name_id'] = volume._name_id
 
 
-def collection(items: list[dict], *, version, count: int | None = None,
+def collection(items: Iterable[dict], *, version, count: int | None = None,
                next_href: str | None = None) -> dict:
-    """{"volumes": [...], "volumes_links": [next], "count": N (3.45 with_count)}."""
+    """{"volumes": [...], "volumes_links": [next], "count": N (3.45 with_count)}; *items*
+    first (body.send_collection encodes them as they come)."""
     shown: dict = {'volumes': items}
     if next_href:
         shown['volumes_links'] = [{'rel': 'next', 'href': next_href}]

@@ -1,7 +1,12 @@
 """GET /volumes, /volumes/detail, /volumes/summary: filters, sort, pagination, count, views."""
 
-import pytest
+import threading
+import time
 
+import pytest
+from falcon import testing
+
+from cinderlike.api.app import create_app
 from cinderlike.db import volumes as db_volumes
 from tests.unit.api.type_fixtures import PROJECT, admin, user
 from tests.unit.api.volume_fixtures import add_volume, commits, fault
@@ -139,3 +144,45 @@ def test_show_and_404(vclient, kclient, db):
     assert _get(vclient, f'/v3/volumes/{theirs.id}').json['volume']['id'] == theirs.id
     assert fault(_get(kclient, f'/v3/volumes/{theirs.id}', headers=user())) == (
         404, f'Volume {theirs.id} could not be found.')
+
+
+def _overlap(conf, seeded, rpc, monkeypatch, *, turns: int, hold) -> int:
+    """How many volume listings ran at once at most, of two sent together, with *turns*
+    listing turns per process; *hold* runs inside each listing's database read."""
+    conf.set_override('osapi_volume_listings_at_once', turns)
+    client = testing.TestClient(create_app(conf, db=seeded, rpc=rpc))
+    add_volume(seeded)
+    inside, most, lock = [0], [0], threading.Lock()
+    real = db_volumes.get_all
+
+    def get_all(*args, **kwargs):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            hold()
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(db_volumes, 'get_all', get_all)
+    answers = []
+    threads = [threading.Thread(target=lambda path=path: answers.append(
+        _get(client, path).status_code)) for path in ('/v3/volumes/detail', '/v3/volumes')]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [200, 200]
+    return most[0]
+
+
+def test_one_listing_at_a_time_by_default(conf, seeded, rpc, monkeypatch):
+    assert _overlap(conf, seeded, rpc, monkeypatch, turns=1,
+                    hold=lambda: time.sleep(0.05)) == 1
+
+
+def test_listings_at_once_lets_that_many_run_together(conf, seeded, rpc, monkeypatch):
+    both_inside = threading.Barrier(2, timeout=30)
+    assert _overlap(conf, seeded, rpc, monkeypatch, turns=2, hold=both_inside.wait) == 2
