@@ -7,6 +7,7 @@ volume's status and attach_status then follow from its live attachments, as Cind
 volume row, so two writers of one volume's attachments are serialized.
 """
 
+import dataclasses
 import uuid
 
 import sqlalchemy as sa
@@ -176,19 +177,29 @@ def begin_connect(db, *, attachment_id: str,
     with the attachment's workers row taken by *service_id* in the same transaction, so a
     connect its service dies in is settled by its restart or a peer (volume/recovery.py).
 
+    NOTE(answer): only an attachment create's reservation wrote a `reserved` row (reserve),
+    so finding one tells a create's connect, whose API alone can tell the client the new
+    attachment's id, from a PUT's, whose client knows it: the create's Hold is `awaited`, and
+    `connected` hands its row back for that API to remove once it has answered
+    (connect_answered). A sweep that took the reservation over and lost the volume's lock to
+    us left it `reserved`: its API may still answer, or may have died.
     :raises VolumeAttachmentNotFound, InvalidVolume:
     """
     with db.writer() as s:
         _transition(db, attachment_id=attachment_id, action='connect', session=s)
+        awaited = s.scalar(sa.select(Worker.status).where(
+            Worker.resource_type == MACHINE.name,
+            Worker.resource_id == attachment_id)) == S.RESERVED
         hold = db_workers.begin(db, resource_type=MACHINE.name, resource_id=attachment_id,
                                 status=S.ATTACHING, service_id=service_id, session=s)
-    return get(db, attachment_id=attachment_id), hold
+    return get(db, attachment_id=attachment_id), dataclasses.replace(hold, awaited=awaited)
 
 
-def _end_connect(db, *, attachment_id: str, hold: db_workers.Hold, **finish) -> bool:
-    """Finish the connect under *hold*, its workers row removed in the same transaction;
-    False when the row was taken over (another service settled the connect) or the
-    attachment moved on.
+def _end_connect(db, *, attachment_id: str, hold: db_workers.Hold, error: bool = False,
+                 values: dict | None = None) -> bool:
+    """Finish the connect under *hold*, its workers row removed in the same transaction
+    (handed back when it succeeded and its API awaits the answer); False when the row was
+    taken over (another service settled the connect) or the attachment moved on.
 
     NOTE(order): the volume's lock, then the workers row's, as begin_connect takes them.
     """
@@ -199,8 +210,11 @@ def _end_connect(db, *, attachment_id: str, hold: db_workers.Hold, **finish) -> 
             db_workers.fenced(db, hold=hold, operation='connect')
             return False
         done = _transition(db, attachment_id=attachment_id, action='connect', finish=True,
-                           session=s, **finish)
-        db_workers.finish(db, hold=hold, session=s)
+                           error=error, values=values, session=s)
+        if done and hold.awaited and not error:
+            db_workers.hand_back(db, hold=hold, session=s)
+        else:
+            db_workers.finish(db, hold=hold, session=s)
     return done
 
 
@@ -210,9 +224,21 @@ def connected(db, *, attachment_id: str, hold: db_workers.Hold, values: dict) ->
                         values=dict(values, attach_time=utcnow()))
 
 
-def connect_failed(db, *, attachment_id: str, hold: db_workers.Hold) -> bool:
-    """The connection could not be made: `error_attaching` (no longer counted)."""
-    return _end_connect(db, attachment_id=attachment_id, hold=hold, error=True)
+def connect_failed(db, *, attachment_id: str, hold: db_workers.Hold,
+                   disconnected: bool = False) -> bool:
+    """The connection could not be made: `error_attaching` (no longer counted). With
+    *disconnected* (a cleanup removed the connection it had made) its connection info goes
+    too, so the attachment no longer counts as connected."""
+    return _end_connect(db, attachment_id=attachment_id, hold=hold, error=True,
+                        values={'connection_info': None} if disconnected else None)
+
+
+def connect_answered(db, *, attachment_id: str) -> bool:
+    """The API is answering an attachment create: the workers row its connect handed back
+    is removed; False when it was gone (a sweep or a detach took the attachment)."""
+    with db.writer() as s:
+        return bool(db_workers.drop_untaken(s, resource_type=MACHINE.name,
+                                            resource_ids=[attachment_id], status=S.ATTACHING))
 
 
 def complete(db, *, attachment_id: str) -> None:

@@ -24,12 +24,14 @@ LOG = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
 class Hold:
-    """What the holder of a workers row knows: which row, and under which epoch it took it."""
+    """What the holder of a workers row knows: which row, under which epoch it took it, and
+    whether a requester awaits the operation's answer (*awaited*: see hand_back)."""
 
     id: int
     resource_type: str
     resource_id: str
     epoch: int
+    awaited: bool = False
 
 
 def _where(resource_type: str, resource_id: str):
@@ -130,12 +132,16 @@ def current(db, *, resource_type: str, resource_id: str, session=None) -> Hold |
     return None if row is None else Hold(row.id, resource_type, resource_id, row.epoch)
 
 
-def drop_untaken(s, *, resource_type: str, resource_ids) -> None:
-    """Remove the resources' workers rows no service has taken yet (the API wrote them),
-    in the caller's transaction: their operations were settled before reaching a service."""
-    s.execute(sa.delete(Worker).where(
-        Worker.resource_type == resource_type, Worker.resource_id.in_(list(resource_ids)),
-        Worker.service_id.is_(None)).execution_options(synchronize_session=False))
+def drop_untaken(s, *, resource_type: str, resource_ids, status: str | None = None) -> int:
+    """Remove the resources' workers rows no service holds (the API wrote them, or a service
+    handed them back), only those for *status* when given, in the caller's transaction:
+    their operations were settled before reaching a service, or answered. How many."""
+    where = [Worker.resource_type == resource_type, Worker.resource_id.in_(list(resource_ids)),
+             Worker.service_id.is_(None)]
+    if status is not None:
+        where.append(Worker.status == status)
+    return s.execute(sa.delete(Worker).where(*where)
+                     .execution_options(synchronize_session=False)).rowcount
 
 
 def note_untaken(s, *, resource_type: str, resource_id: str, status: str,
@@ -179,6 +185,17 @@ def finish(db, *, hold: Hold, session=None) -> bool:
     with db.writer(session) as s:
         count = db_engine.execute(s, _FINISH, {'id': hold.id, 'epoch': hold.epoch}).rowcount
     return bool(count)
+
+
+def hand_back(db, *, hold: Hold, session=None) -> bool:
+    """An *awaited* operation succeeded: its row goes back to no service, its time now and
+    its status kept, for the requester to remove once it has answered (drop_untaken); one
+    that died first leaves it to the sweep (volume/recovery.py sweep_lost). False when
+    another service took the row over."""
+    with db.writer(session) as s:
+        return bool(conditional.update(
+            s, Worker, values={'service_id': None, 'updated_at': utcnow()},
+            where=[Worker.id == hold.id, Worker.epoch == hold.epoch]))
 
 
 def get(db, *, resource_type: str, resource_id: str, session=None) -> Worker | None:

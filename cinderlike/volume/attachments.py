@@ -188,17 +188,27 @@ def attachment_delete(manager, ctx, *, volume_id: str, attachment_id: str) -> No
 
 
 def settle_interrupted_connect(manager, ctx, machine, resource, row, hold) -> None:
-    """Cleanup of a connect its service died in: the export is removed when no other
-    attachment of the volume is connected, the attachment ends `error_attaching` (the
-    volume's status recomputed) and its project gets Cinder's attach error message."""
+    """Cleanup of a connect its service died in, or of an attachment create's finished
+    connect whose API died before answering (sweep_lost: nobody learned its id): the stored
+    connector's connection is terminated (when the connect recorded one), the export removed
+    when no other attachment of the volume is connected, the attachment ends
+    `error_attaching` without connection info (the volume's status recomputed) and its
+    project gets Cinder's attach error message."""
     volume = db_volumes.get(manager.db, volume_id=resource.volume_id)
-    _undo_connection(manager, volume, None, attachment_id=resource.id)
-    if not db_attachments.connect_failed(manager.db, attachment_id=resource.id, hold=hold):
+    connector = jsonutils.loads(resource.connector) if resource.connector else None
+    _undo_connection(manager, volume, connector, attachment_id=resource.id)
+    if not db_attachments.connect_failed(manager.db, attachment_id=resource.id, hold=hold,
+                                         disconnected=True):
         return
-    LOG.warning('Volume %s: attachment %s connect interrupted on service %s; settled as '
-                'error_attaching', volume.id, resource.id, row.service_id)
+    LOG.warning('Volume %s: attachment %s connect interrupted (service %s); settled as '
+                'error_attaching', volume.id, resource.id,
+                row.service_id or '(none: its API died before answering)')
     _message(manager, ctx, volume.id, messages.Action.UPDATE_ATTACHMENT,
              messages.Detail.ATTACH_ERROR, None, project_id=volume.project_id)
+
+
+# NOTE(backend): it drives the driver, so only a service of the volume's backend sweeps it.
+settle_interrupted_connect.needs_backend = True
 
 
 def settle_lost_reservation(manager, ctx, machine, resource, row, hold) -> None:

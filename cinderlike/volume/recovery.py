@@ -74,10 +74,12 @@ def do_cleanup(manager, ctx, request: CleanupRequest) -> int:
 def sweep_lost(manager, ctx) -> int:
     """Settle the operations no service took up within `lost_operation_timeout`: workers rows
     the API wrote (no service yet) whose cast or the scheduler's was lost, or whose service
-    died before taking it. How many this service took.
+    died before taking it, and rows a service handed back to an API that died before
+    answering (an attachment create's connect). How many this service took.
 
     Any volume service may fail a create or an extend (the take-over CAS lets one act); a
-    delete is resumed only by a service of the resource's backend, which has the driver.
+    delete, or an attachment's detach or connect, is settled only by a service of the
+    resource's backend, which has the driver.
     """
     cutoff = utcnow() - datetime.timedelta(seconds=manager.conf.lost_operation_timeout)
     rows = [row for row in db_workers.get_all(manager.db, untaken=True, until=cutoff,
@@ -273,8 +275,10 @@ _SETTLERS = {
         GroupSnapshotStatus.DELETING: _resume('delete_group_snapshot', 'group_snapshot_id'),
     }),
     # NOTE(attachments): beyond Cinder, which leaves them `attaching`/`detaching` for good:
-    # a connect whose service died ends error_attaching, a detach whose API died is resumed,
-    # a reservation to connect whose API died before the call is undone.
+    # a connect whose service died, or a create's connect whose API died before answering
+    # (the row the connect handed back), ends error_attaching; a detach whose API died (or
+    # whose create's answer was lost) is resumed; a reservation to connect whose API died
+    # before the call is undone.
     db_attachments.MACHINE.name: (db_attachments.MACHINE, {
         AttachmentStatus.RESERVED: attachments.settle_lost_reservation,
         AttachmentStatus.ATTACHING: attachments.settle_interrupted_connect,

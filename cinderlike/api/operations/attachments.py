@@ -76,6 +76,13 @@ def create(db, rpc, enforcer, ctx, *, volume_id: str, instance_uuid: str | None,
                                      connector=connector),
                      undo=lambda: _undo_connect(db, attachment_id=row.id),
                      resource='Attachment', resource_id=row.id, what='attachment_update')
+        # NOTE(answer): the connect handed its workers row back for us; it goes before we
+        # answer, so a client that got the attachment's id is never undone by a sweep, and an
+        # API that dies before this leaves the row to the sweep (error_attaching). Only a
+        # death between this delete and the answer, microseconds, still loses the id.
+        if not db_attachments.connect_answered(db, attachment_id=row.id):
+            LOG.warning('Attachment %s: a sweep or a detach took it before its create was '
+                        'answered; answering it as stored', row.id)
     return db_attachments.get(db, attachment_id=row.id)
 
 
@@ -85,7 +92,8 @@ def _undo_connect(db, *, attachment_id: str) -> bool:
 
     NOTE(lost_reply): then the caller gets the broker's 503 and never learns the
     attachment's id, so no consumer would complete or delete it; its (forced) detach is
-    begun instead, a workers row with no service, and the sweep of the volume's backend
+    begun instead, taking the attachment's workers row with no service (the connect's, or
+    the one a finished connect handed back), and the sweep of the volume's backend
     disconnects and deletes it after `lost_operation_timeout` (a connect still running is
     fenced by that row).
     """

@@ -2,7 +2,9 @@
 volume and detaching all lock the volume row first, so two attachment creates of a volume
 that is not multiattach leave one attachment, a delete and an attach leave one winner, and a
 detach racing a force-detach ends with the attachment gone once and the volume available,
-and a connect's end racing a cleanup that takes it over leaves one of the two outcomes."""
+a connect's end racing a cleanup that takes it over leaves one of the two outcomes, and an
+API removing the workers row a create's connect handed back races a sweep taking it over:
+one of them gets it."""
 
 import uuid
 
@@ -219,3 +221,32 @@ def test_a_connect_ending_against_a_cleanup_taking_it_over_one_wins(db, project,
         assert (stored.attach_status, stored.connection_info) == ('error_attaching', None)
         assert _state(db, volume.id) == ('available', 'detached')
     assert db_workers.get(db, resource_type='Attachment', resource_id=attachment.id) is None
+
+
+@pytest.mark.parametrize('attempt', range(6))
+def test_the_apis_answer_against_a_sweep_taking_the_handed_back_row_one_wins(db, project,
+                                                                             attempt):
+    """A create's connect handed its workers row back; the API removing it to answer and a
+    sweep taking it over (the API presumed dead) race: exactly one of them gets it."""
+    volume = _volume(db, project)
+    attachment = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                        attach_mode='rw', connecting=True)
+    owner, sweeper = (db_services.register(db, host=f'{name}-{project}@fake',
+                                           binary='cinder-volume', topic='cinder-volume',
+                                           availability_zone='nova') for name in ('a', 'b'))
+    _row, hold = db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                              service_id=owner.id)
+    assert db_attachments.connected(db, attachment_id=attachment.id, hold=hold, values={
+        'connector': '{"host": "h"}', 'connection_info': '{}', 'attached_host': 'h'})
+    worker = db_workers.get(db, resource_type='Attachment', resource_id=attachment.id)
+    assert (worker.status, worker.service_id) == ('attaching', None)
+
+    answered, taken = race(
+        lambda: db_attachments.connect_answered(db, attachment_id=attachment.id),
+        lambda: db_workers.take_over(db, worker=worker, service_id=sweeper.id))
+    assert [answered, taken is not None].count(True) == 1, (answered, taken)
+    left = db_workers.get(db, resource_type='Attachment', resource_id=attachment.id)
+    if answered:
+        assert left is None
+    else:
+        assert (left.service_id, left.epoch) == (sweeper.id, worker.epoch + 1)

@@ -2,7 +2,8 @@
 a connect its volume service died in is `error_attaching` after the restart (the export
 removed, the volume's status recomputed, a user message), a detach its API died in is
 resumed by the backend's sweep, a reservation to connect whose API died before the call is
-undone by it, and a displaced connect cannot overwrite the outcome."""
+undone by it, a create's connect whose API died before answering is `error_attaching`
+after it, and a displaced connect cannot overwrite the outcome."""
 
 import datetime
 
@@ -13,7 +14,7 @@ from cinderlike import exception
 from cinderlike.db import attachments as db_attachments
 from cinderlike.db import services as db_services
 from cinderlike.db import workers as db_workers
-from cinderlike.db.models import Message, Worker, utcnow
+from cinderlike.db.models import Message, Service, Worker, utcnow
 from cinderlike.drivers.volume import base
 from cinderlike.volume import recovery
 from tests.unit.volume.conftest import PROJECT, add_volume, ctx, row, workers
@@ -169,16 +170,91 @@ def test_a_reservation_to_connect_whose_api_died_is_undone_by_the_sweep(conf, ma
     assert _messages(db) == [(ATTACH_ERROR, PROJECT, volume.id)]
 
 
-def test_a_connect_takes_the_reservations_row_over(manager, db):
-    volume = add_volume(db, status='available')
+def _connected_create(manager, db, **values):
+    """An attachment create's reservation and its connect, as far as the volume service
+    goes: the API has not answered yet."""
+    volume = add_volume(db, status='available', **values)
     attachment = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
                                         attach_mode='null', connecting=True)
     manager.attachment_update(ctx(), volume_id=volume.id, attachment_id=attachment.id,
                               connector=dict(CONNECTOR))
-    assert workers(db) == [] and row(db, volume.id).status == 'attaching'
+    return volume, attachment
+
+
+def test_a_creates_connect_hands_its_row_back_for_the_api_to_remove(manager, db):
+    volume, attachment = _connected_create(manager, db)
+    assert [(w.status, w.service_id) for w in workers(db)] == [('attaching', None)]
+    assert row(db, volume.id).status == 'attaching'
+    assert db_attachments.connect_answered(db, attachment_id=attachment.id)
+    assert workers(db) == []
+    assert not db_attachments.connect_answered(db, attachment_id=attachment.id)
+    stored = _attachment(db, attachment.id)
+    assert stored.attach_status == 'attaching' and stored.connection_info is not None
     plain = add_volume(db, status='available')
     db_attachments.reserve(db, volume_id=plain.id, instance_uuid=INSTANCE, attach_mode='null')
     assert workers(db) == []  # a plain reservation is no operation in flight
+
+
+def test_a_connected_create_whose_api_died_before_answering_is_swept(conf, manager, db):
+    """Nobody learned the attachment's id: the sweep terminates the stored connector's
+    connection, removes the export and ends it error_attaching with a message."""
+    conf.set_override('lost_operation_timeout', TIMEOUT)
+    volume, attachment = _connected_create(manager, db)
+    assert recovery.sweep_lost(manager, ctx()) == 0  # its API may still answer
+    _age(db, TIMEOUT + 5)
+    calls = Calls(manager.driver, 'terminate_connection', 'remove_export')
+    assert recovery.sweep_lost(manager, ctx()) == 1
+    assert calls.made == [('terminate_connection', volume.id, CONNECTOR),
+                          ('remove_export', volume.id)]
+    stored = _attachment(db, attachment.id)
+    assert (stored.attach_status, stored.connection_info) == ('error_attaching', None)
+    assert (row(db, volume.id).status, row(db, volume.id).attach_status) == (
+        'available', 'detached')
+    assert workers(db) == [] and _messages(db) == [(ATTACH_ERROR, PROJECT, volume.id)]
+    # An API answering this late removes nothing; the volume takes a new attachment.
+    assert not db_attachments.connect_answered(db, attachment_id=attachment.id)
+    _volume, again = _connected_create(manager, db)
+    assert db_attachments.connect_answered(db, attachment_id=again.id)
+
+
+def test_only_the_volumes_backend_sweeps_an_unanswered_connect(conf, manager, db):
+    conf.set_override('lost_operation_timeout', TIMEOUT)
+    peer = db_services.register(db, host='node2@lvm', binary='cinder-volume',
+                                topic='cinder-volume', availability_zone='nova')
+    volume = add_volume(db, status='available', host='node2@lvm#lvm', claim=False)
+    attachment = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                        attach_mode='null', connecting=True)
+    _row, hold = db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                              service_id=peer.id)
+    assert hold.awaited
+    assert db_attachments.connected(db, attachment_id=attachment.id, hold=hold,
+                                    values={'connector': '{}', 'connection_info': '{}'})
+    _age(db, TIMEOUT + 5)
+    assert recovery.sweep_lost(manager, ctx()) == 0
+    assert [(w.status, w.service_id) for w in workers(db)] == [('attaching', None)]
+
+
+def test_a_creates_connect_on_a_down_peer_is_still_taken_over(conf, manager, db):
+    conf.set_override('cluster', 'c1')
+    peer = db_services.register(db, host='node2@lvm', binary='cinder-volume',
+                                topic='cinder-volume', availability_zone='nova',
+                                cluster_name='c1@lvm')
+    with db.writer() as s:
+        s.execute(sa.update(Service).where(Service.id == peer.id).values(
+            updated_at=utcnow() - datetime.timedelta(seconds=600)))
+    volume = add_volume(db, status='available')
+    attachment = db_attachments.reserve(db, volume_id=volume.id, instance_uuid=INSTANCE,
+                                        attach_mode='null', connecting=True)
+    _row, hold = db_attachments.begin_connect(db, attachment_id=attachment.id,
+                                              service_id=peer.id)
+    assert recovery.clean_down_peers(manager, ctx()) == 1
+    assert _attachment(db, attachment.id).attach_status == 'error_attaching'
+    assert row(db, volume.id).status == 'available' and workers(db) == []
+    assert _messages(db) == [(ATTACH_ERROR, PROJECT, volume.id)]
+    # The displaced connect's late end is refused, and leaves no row for its API.
+    assert not db_attachments.connected(db, attachment_id=attachment.id, hold=hold,
+                                        values={'connector': '{}', 'connection_info': '{}'})
+    assert workers(db) == []
 
 
 def test_a_connect_displaced_while_exporting_removes_its_own_connection(manager, db):
