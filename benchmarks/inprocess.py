@@ -67,9 +67,11 @@ def print_profiles(profiles: dict, top: int, stream) -> None:
         pstats.Stats(prof, stream=stream).sort_stats('cumulative').print_stats(top)
 
 
-def main(doc: str, run, *, count_flag: str, argv=None) -> None:
-    """The command line of an in-process benchmark: `--db`, `-n/<count_flag>`, `--profile`;
-    *run(db_url, count=, profile=)* on a fresh database of that server; its JSON line."""
+def main(doc: str, run, *, count_flag: str, choices: dict | None = None, argv=None) -> None:
+    """The command line of an in-process benchmark: `--db`, `-n/<count_flag>`, `--profile`,
+    and `--<name>` for each of *choices* ({name: options, the first the default});
+    *run(db_url, count=, profile=, <name>=)* on a fresh database of that server; its JSON
+    line."""
     from tests.fixtures.database import fresh_database
 
     parser = argparse.ArgumentParser(description=doc,
@@ -77,10 +79,13 @@ def main(doc: str, run, *, count_flag: str, argv=None) -> None:
     parser.add_argument('--db', choices=tuple(SERVER_URLS), default='postgresql')
     parser.add_argument('-n', count_flag, dest='count', type=int, default=300)
     parser.add_argument('--profile', type=int, default=0, metavar='K')
+    for name, options in (choices or {}).items():
+        parser.add_argument(f'--{name}', choices=options, default=options[0])
     args = parser.parse_args(argv)
+    chosen = {name: getattr(args, name) for name in choices or {}}
     name, default = SERVER_URLS[args.db]
     with fresh_database(os.environ.get(name) or default) as db_url:
-        result = run(db_url, count=args.count, profile=args.profile)
+        result = run(db_url, count=args.count, profile=args.profile, **chosen)
     result['database'] = args.db
     json.dump(result, sys.stdout)
     print()

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
 from cinderlike.db.models.base import Base, DateTime, KeyValueMixin, TimestampMixin
+from cinderlike.db.ordering import SortKey
 
 
 class Backup(TimestampMixin, Base):
@@ -16,7 +17,6 @@ class Backup(TimestampMixin, Base):
 
     __tablename__ = 'backups'
     __table_args__ = (
-        sa.Index('backups_deleted_project_id_idx', 'deleted', 'project_id'),
         sa.Index('backups_volume_id_data_timestamp_idx', 'volume_id', 'data_timestamp'),
     )
 
@@ -47,6 +47,12 @@ class Backup(TimestampMixin, Base):
     data_timestamp: Mapped[datetime.datetime | None] = mapped_column(DateTime)
     restore_volume_id: Mapped[str | None] = mapped_column(sa.String(36))
     encryption_key_id: Mapped[str | None] = mapped_column(sa.String(36))
+
+
+# NOTE(listing): a project's page in the listings' default order, as the volumes' index
+# (models/volumes.py) gives it.
+sa.Index('backups_deleted_project_id_created_at_idx', Backup.deleted, Backup.project_id,
+         SortKey(Backup.created_at, 'desc'), SortKey(Backup.id, 'desc'))
 
 
 class BackupMetadata(KeyValueMixin, Base):

@@ -6,13 +6,13 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
 from cinderlike.db.models.base import Base, DateTime, KeyValueMixin, TimestampMixin
+from cinderlike.db.ordering import SortKey
 
 
 class Snapshot(TimestampMixin, Base):
     """A point-in-time copy of a volume, kept on the volume's backend."""
 
     __tablename__ = 'snapshots'
-    __table_args__ = (sa.Index('snapshots_deleted_project_id_idx', 'deleted', 'project_id'),)
 
     id: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
     use_quota: Mapped[bool] = mapped_column(sa.Boolean, default=True, nullable=False)
@@ -32,6 +32,12 @@ class Snapshot(TimestampMixin, Base):
     group_snapshot_id: Mapped[str | None] = mapped_column(sa.String(36), index=True)
     provider_id: Mapped[str | None] = mapped_column(sa.String(255))
     provider_auth: Mapped[str | None] = mapped_column(sa.String(255))
+
+
+# NOTE(listing): a project's page in the listings' default order, as the volumes' index
+# (models/volumes.py) gives it.
+sa.Index('snapshots_deleted_project_id_created_at_idx', Snapshot.deleted, Snapshot.project_id,
+         SortKey(Snapshot.created_at, 'desc'), SortKey(Snapshot.id, 'desc'))
 
 
 class SnapshotMetadata(KeyValueMixin, Base):
