@@ -49,6 +49,7 @@ from cinderlike.api.resources import (
     workers,
 )
 from cinderlike.api.resources import openapi as openapi_resource
+from cinderlike.api.turns import ListingTurns
 from cinderlike.backup import rpcapi as backup_rpcapi
 from cinderlike.db.engine import Database
 from cinderlike.policies.enforcer import Enforcer
@@ -186,9 +187,10 @@ def _add_qos_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer) -> 
         _add_v3_route(app, f'/qos-specs/{{specs_id}}/{action}', actions, suffix=action)
 
 
-def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+def _add_volume_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc,
+                       turns: ListingTurns) -> None:
     """Volumes, their metadata and the os-* volume actions."""
-    collection = volumes.Volumes(conf, db, enforcer, rpc)
+    collection = volumes.Volumes(conf, db, enforcer, rpc, turns=turns)
     _add_v3_route(app, '/volumes', collection)
     _add_v3_route(app, '/volumes/detail', collection, suffix='detail')
     _add_v3_route(app, '/volumes/summary', collection, suffix='summary')
@@ -217,9 +219,10 @@ def _add_transfer_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
                       transfers.TransferAccept(conf, db, enforcer, legacy=legacy))
 
 
-def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc,
+                         turns: ListingTurns) -> None:
     """Snapshots, their metadata and the snapshot actions."""
-    collection = snapshots.Snapshots(conf, db, enforcer, rpc)
+    collection = snapshots.Snapshots(conf, db, enforcer, rpc, turns=turns)
     _add_v3_route(app, '/snapshots', collection)
     _add_v3_route(app, '/snapshots/detail', collection, suffix='detail')
     _add_v3_route(app, '/snapshots/{snapshot_id}', snapshots.Snapshot(conf, db, enforcer, rpc))
@@ -231,9 +234,10 @@ def _add_snapshot_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer
                   metadata.MetadataItem(db, enforcer, snapshots.METADATA))
 
 
-def _add_backup_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) -> None:
+def _add_backup_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc,
+                       turns: ListingTurns) -> None:
     """Backups, restore, export/import records and the backup admin actions."""
-    collection = backups.Backups(conf, db, enforcer, rpc)
+    collection = backups.Backups(conf, db, enforcer, rpc, turns=turns)
     _add_v3_route(app, '/backups', collection)
     _add_v3_route(app, '/backups/detail', collection, suffix='detail')
     _add_v3_route(app, '/backups/import_record', collection, suffix='import_record')
@@ -305,10 +309,12 @@ def _add_routes(app: falcon.App, conf, db: Database, enforcer: Enforcer, rpc) ->
     _add_qos_routes(app, conf, db, enforcer)
     _add_group_type_routes(app, conf, db, enforcer)
     _add_group_routes(app, conf, db, enforcer, rpc)
-    _add_volume_routes(app, conf, db, enforcer, rpc)
-    _add_snapshot_routes(app, conf, db, enforcer, rpc)
+    # NOTE(gil): one set of turns per process, for every kind of listing.
+    turns = ListingTurns(conf.osapi_volume_listings_at_once)
+    _add_volume_routes(app, conf, db, enforcer, rpc, turns)
+    _add_snapshot_routes(app, conf, db, enforcer, rpc, turns)
     _add_attachment_routes(app, conf, db, enforcer, rpc)
-    _add_backup_routes(app, conf, db, enforcer, rpc)
+    _add_backup_routes(app, conf, db, enforcer, rpc, turns)
     _add_manage_routes(app, conf, db, enforcer, rpc)
     _add_quota_and_message_routes(app, conf, db, enforcer)
     _add_transfer_routes(app, conf, db, enforcer)

@@ -26,10 +26,10 @@ OPTS = [
     cfg.IntOpt('osapi_max_limit', default=1000, min=1,
                help='Maximum number of items a collection returns in one response.'),
     cfg.IntOpt('osapi_volume_listings_at_once', default=1, min=1,
-               help='Volume listings one API worker process builds at once; the others '
-                    'wait their turn. A process runs one thread of Python at a time, so '
-                    'listings built together take as long each as all of them, and hold '
-                    'all their pages in memory.'),
+               help='Listing pages (volumes, snapshots, backups) one API worker process '
+                    'builds at once; the others wait their turn. A process runs one thread '
+                    'of Python at a time, so pages built together take as long each as all '
+                    'of them, and hold all their rows and views in memory.'),
     cfg.StrOpt('default_volume_type', default='__DEFAULT__', required=True,
                help='Volume type of volumes created without one, unless the project has a '
                     'default type of its own (API 3.62).'),

@@ -13,6 +13,7 @@ from cinderlike.api import microversions as mv
 from cinderlike.api.operations import backups as operations
 from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.api.schemas import backups as schema
+from cinderlike.api.turns import ListingTurns
 from cinderlike.api.views import backups as view
 from cinderlike.api.views.common import Links
 from cinderlike.db import backups as db_backups
@@ -114,6 +115,10 @@ def _target(row) -> dict:
 class Backups(_Resource):
     """GET /backups, GET /backups/detail, POST /backups, POST /backups/import_record."""
 
+    def __init__(self, conf, db, enforcer, rpc, *, turns: ListingTurns):
+        super().__init__(conf, db, enforcer, rpc)
+        self._turns = turns
+
     def _list(self, req: falcon.Request, *, detail: bool) -> dict:
         """:raises Invalid, InvalidInput, InvalidParameterValue, BackupNotFound (marker):"""
         ctx, version = req.context.ctx, req.context.api_version
@@ -142,10 +147,10 @@ class Backups(_Resource):
         return view.collection(items, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._list(req, detail=False)
+        self._turns.send(resp, lambda: self._list(req, detail=False))
 
     def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._list(req, detail=True)
+        self._turns.send(resp, lambda: self._list(req, detail=True))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, SnapshotNotFound, InvalidVolume,

@@ -17,6 +17,7 @@ from cinderlike.api.operations import volumes as volume_operations
 from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import manageable as manageable_schema
 from cinderlike.api.schemas import snapshots as schema
+from cinderlike.api.turns import ListingTurns
 from cinderlike.api.views import snapshots as view
 from cinderlike.api.views.common import Links
 from cinderlike.db import snapshots as db_snapshots
@@ -134,11 +135,12 @@ class SnapshotRenderer:
 class Snapshots:
     """GET /snapshots, GET /snapshots/detail, POST /snapshots."""
 
-    def __init__(self, conf, db, enforcer, rpc):
+    def __init__(self, conf, db, enforcer, rpc, *, turns: ListingTurns):
         self._conf = conf
         self._db = db
         self._enforcer = enforcer
         self._rpc = rpc
+        self._turns = turns
         self._render = SnapshotRenderer(conf, db, enforcer)
 
     def _list(self, req: falcon.Request, *, detail: bool) -> dict:
@@ -169,10 +171,10 @@ class Snapshots:
         return view.collection(items, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._list(req, detail=False)
+        self._turns.send(resp, lambda: self._list(req, detail=False))
 
     def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._list(req, detail=True)
+        self._turns.send(resp, lambda: self._list(req, detail=True))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, Invalid, InvalidVolume, OverQuota:"""

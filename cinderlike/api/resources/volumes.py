@@ -4,19 +4,19 @@ HTTP only: parse, policy, validate, call api/operations/volumes.py, render with 
 """
 
 import ast
-import threading
 from collections.abc import Iterator
 
 import falcon
 from oslo_utils import strutils, timeutils
 
 from cinderlike import exception, notifications
-from cinderlike.api import body, listing, validation
+from cinderlike.api import listing, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.flows.create_volume import CreateRequest
 from cinderlike.api.operations import volumes as operations
 from cinderlike.api.resources import metadata
 from cinderlike.api.schemas import volumes as schema
+from cinderlike.api.turns import ListingTurns
 from cinderlike.api.views import common as common_view
 from cinderlike.api.views import volumes as view
 from cinderlike.db import volumes as db_volumes
@@ -202,25 +202,16 @@ class VolumeRenderer:
 class Volumes:
     """GET /volumes, GET /volumes/detail, GET /volumes/summary (3.12), POST /volumes."""
 
-    def __init__(self, conf, db, enforcer, rpc):
+    def __init__(self, conf, db, enforcer, rpc, *, turns: ListingTurns):
         self._conf = conf
         self._db = db
         self._enforcer = enforcer
         self._rpc = rpc
+        self._turns = turns
         self._render = VolumeRenderer(conf, db, enforcer)
-        self._listing = threading.BoundedSemaphore(conf.osapi_volume_listings_at_once)
 
-    def _list(self, req: falcon.Request, resp: falcon.Response, *, detail: bool) -> None:
-        """A page of volumes, built while this process holds one of its listing turns.
-
-        NOTE(gil): listings are CPU work under one interpreter lock: two built together take
-        twice as long each, and hold both pages' rows and views; taken in turn, each is
-        answered as soon as it is built, and memory holds one page.
-        """
-        with self._listing:
-            body.send_collection(resp, self._page(req, detail=detail))
-
-    def _page(self, req: falcon.Request, *, detail: bool) -> dict:
+    def _list(self, req: falcon.Request, *, detail: bool) -> dict:
+        """A page of volumes; its views are made as the body encodes them."""
         ctx, version = req.context.ctx, req.context.api_version
         self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
         params = dict(req.params)
@@ -251,10 +242,10 @@ class Volumes:
         return view.collection(items, version=version, count=count, next_href=next_href)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._list(req, resp, detail=False)
+        self._turns.send(resp, lambda: self._list(req, detail=False))
 
     def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._list(req, resp, detail=True)
+        self._turns.send(resp, lambda: self._list(req, detail=True))
 
     def on_get_summary(self, req: falcon.Request, resp: falcon.Response) -> None:
         ctx, version = req.context.ctx, req.context.api_version
