@@ -337,8 +337,8 @@ def get_all(db, *, project_id: str | None, filters: dict | None = None,
 @functools.cache
 def detail_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
     """get_all()'s *computed* columns for detail views: `metadata` and `admin_metadata` (its
-    *admin_keys* only), each volume's live keys as a dict (None when it has none), and
-    `attached`, whether get_attachments() would find any."""
+    *admin_keys* only), each volume's live keys as a dict (None when it has none),
+    `attached`, whether get_attachments() would find any, and `type_name`, its type's name."""
     owner = Volume.__table__.c.id
     attachments = VolumeAttachment.__table__
     attached = sa.exists().where(
@@ -347,7 +347,7 @@ def detail_columns(dialect: str, admin_keys: tuple[str, ...]) -> tuple:
     return (('metadata', db_metadata.as_object(VolumeMetadata, 'volume_id', owner, dialect)),
             ('admin_metadata', db_metadata.as_object(VolumeAdminMetadata, 'volume_id', owner,
                                                      dialect, keys=admin_keys)),
-            ('attached', attached))
+            ('attached', attached), ('type_name', _TYPE_NAME))
 
 
 def count(db, *, project_id: str | None, filters: dict | None = None, session=None) -> int:
@@ -445,11 +445,15 @@ def _type_names_statement(dialect: str):
         id_lists.among(VolumeType.id, dialect))
 
 
-# A volume read with this option (Machine.get's *options*) holds its type's name (deleted
-# types included) in `type_name`. NOTE(perf): the volume service's delete reads it with its
-# take, in the take's SELECT, not in a statement of its own.
-WITH_TYPE_NAME = orm.with_expression(Volume.type_name, sa.select(VolumeType.name).where(
-    VolumeType.id == Volume.volume_type_id).scalar_subquery())
+# A volume's type's name (deleted types included: a volume keeps its type), as a column of
+# the volume's own SELECT.
+_TYPE_NAME = sa.select(VolumeType.name).where(
+    VolumeType.id == Volume.volume_type_id).scalar_subquery()
+
+# A volume read with this option (Machine.get's *options*) holds its type's name in
+# `type_name`. NOTE(perf): the volume service's delete reads it with its take, in the take's
+# SELECT, not in a statement of its own.
+WITH_TYPE_NAME = orm.with_expression(Volume.type_name, _TYPE_NAME)
 
 
 def get_type_names(db, *, type_ids: set[str], session=None) -> dict[str, str]:

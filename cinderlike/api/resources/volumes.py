@@ -139,10 +139,12 @@ class VolumeRenderer:
 
     def listed_extras(self, rows: list, s) -> dict[str, view.Extras]:
         """The extras of a detail listing's *rows*, read with db_volumes.detail_columns():
-        the metadata came with them; attachments are looked up only for attached ones."""
+        the metadata and the type's name came with them; attachments are looked up only for
+        attached ones."""
         metadata = {v.id: view.visible_metadata(v.metadata or {}, v.admin_metadata or {})
                     for v in rows}
-        return self._extras(rows, metadata, s, attached=[v for v in rows if v.attached])
+        return self._extras(rows, metadata, s, attached=[v for v in rows if v.attached],
+                            names={v.volume_type_id: v.type_name for v in rows})
 
     def views(self, req: falcon.Request, volumes: list, call: view.Call,
               extras: dict[str, view.Extras]) -> Iterator[dict]:
@@ -155,14 +157,17 @@ class VolumeRenderer:
                 for v in volumes)
 
     def _extras(self, volumes: list, metadata: dict[str, dict], s, *,
-                attached: list | None = None) -> dict[str, view.Extras]:
+                attached: list | None = None,
+                names: dict[str, str] | None = None) -> dict[str, view.Extras]:
         """Extras of *volumes*, their *metadata* by id as the views show it; attachments
-        are looked up for *attached* only (those that may have some; all when not given)."""
+        are looked up for *attached* only (those that may have some; all when not given),
+        type names unless *names* gives them."""
         attachments = db_volumes.get_attachments(
             self._db, volume_ids=[v.id for v in (volumes if attached is None else attached)],
             session=s)
-        names = db_volumes.get_type_names(
-            self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
+        if names is None:
+            names = db_volumes.get_type_names(
+                self._db, type_ids={v.volume_type_id for v in volumes}, session=s)
         return {v.id: view.Extras(metadata[v.id], attachments.get(v.id, []),
                                   names.get(v.volume_type_id)) for v in volumes}
 

@@ -11,7 +11,7 @@ from cinderlike.api.views import volumes as view
 from cinderlike.db import engine, migration, packed_rows
 from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
-from cinderlike.db.models import Volume, VolumeAdminMetadata, VolumeAttachment
+from cinderlike.db.models import Volume, VolumeAdminMetadata, VolumeAttachment, VolumeType
 from tests.fixtures.database import fresh_database
 
 pytestmark = pytest.mark.mysql
@@ -35,8 +35,13 @@ def _seed(db) -> str:
             'host': 'h@b#p', 'volume_type_id': type_id, 'attach_status': 'detached',
             'availability_zone': 'nova'}
     plain = db_volumes.create(db, values={**base, 'display_name': 'plain'})
+    # NOTE(type): a volume keeps its type's name after the type is deleted.
+    gone_type = str(uuid.uuid4())
+    with db.writer() as s:
+        s.execute(sa.insert(VolumeType).values(id=gone_type, name=AWKWARD, is_public=True,
+                                               deleted=True))
     db_volumes.create(db, values={
-        **base, 'display_name': AWKWARD, 'display_description': AWKWARD,
+        **base, 'volume_type_id': gone_type, 'display_name': AWKWARD, 'display_description': AWKWARD,
         'size': 2**31 - 1, 'bootable': True, 'multiattach': True, 'shared_targets': False,
         'use_quota': False, 'migration_status': 'migrating', 'provider_id': AWKWARD[:40],
         'created_at': datetime.datetime(2026, 12, 5, 23, 45, 8, 123456),
@@ -80,7 +85,7 @@ def test_a_packed_page_equals_the_column_by_column_read(db, monkeypatch):
     assert 'json_array(' in packed_sent[-1].lower()
     assert 'json_array(' not in plain_sent[-1].lower()
     assert [row.id for row in packed] == [row.id for row in plain] and len(plain) == 3
-    names = view.DETAIL_COLUMNS + ('metadata', 'admin_metadata', 'attached')
+    names = view.DETAIL_COLUMNS + ('metadata', 'admin_metadata', 'attached', 'type_name')
     for got, expected in zip(packed, plain, strict=True):
         for name, value, wanted in zip(names, got, expected, strict=True):
             assert (value, type(value)) == (wanted, type(wanted)), name
@@ -88,5 +93,7 @@ def test_a_packed_page_equals_the_column_by_column_read(db, monkeypatch):
     assert by_name[AWKWARD].created_at == datetime.datetime(2026, 12, 5, 23, 45, 8, 123456)
     assert by_name[AWKWARD].metadata == {'k': AWKWARD, AWKWARD[:20]: ''}
     assert by_name['attached'].attached and not by_name['plain'].attached
+    assert by_name[AWKWARD].type_name == AWKWARD
+    assert by_name['plain'].type_name == '__DEFAULT__'
     assert by_name['attached'].admin_metadata == {'readonly': 'True'}
     assert by_name['plain'].updated_at is None

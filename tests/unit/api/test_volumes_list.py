@@ -4,10 +4,13 @@ import threading
 import time
 
 import pytest
+import sqlalchemy as sa
 from falcon import testing
 
 from cinderlike.api.app import create_app
+from cinderlike.db import volume_types as db_types
 from cinderlike.db import volumes as db_volumes
+from cinderlike.db.models import VolumeType
 from tests.unit.api.type_fixtures import PROJECT, admin, user
 from tests.unit.api.volume_fixtures import add_volume, commits, fault
 
@@ -186,3 +189,15 @@ def test_one_listing_at_a_time_by_default(conf, seeded, rpc, monkeypatch):
 def test_listings_at_once_lets_that_many_run_together(conf, seeded, rpc, monkeypatch):
     both_inside = threading.Barrier(2, timeout=30)
     assert _overlap(conf, seeded, rpc, monkeypatch, turns=2, hold=both_inside.wait) == 2
+
+
+def test_a_listing_names_each_volumes_type_a_deleted_one_too(db, vclient):
+    gold = db_types.create(db, name='gold')
+    add_volume(db, display_name='on-gold', volume_type_id=gold.id)
+    add_volume(db, display_name='on-default')
+    # NOTE(deleted): as get_type_names; the API refuses to delete a type in use.
+    with db.writer() as s:
+        s.execute(sa.update(VolumeType).where(VolumeType.id == gold.id).values(deleted=True))
+    shown = {v['name']: v['volume_type'] for v in _get(vclient, '/v3/volumes/detail').json[
+        'volumes']}
+    assert shown == {'on-gold': 'gold', 'on-default': '__DEFAULT__'}
