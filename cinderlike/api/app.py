@@ -7,9 +7,8 @@ core the way Cinder's paste pipeline does; everything else is falcon middleware.
 import functools
 
 import falcon
-from oslo_middleware import request_id
 
-from cinderlike.api import body, faults, healthcheck, middleware, openapi, path_rules
+from cinderlike.api import body, faults, healthcheck, middleware, openapi, path_rules, request_id
 from cinderlike.api import metrics as api_metrics
 from cinderlike.api.operations import group_types as group_type_operations
 from cinderlike.api.operations import qos_specs as qos_operations
@@ -360,7 +359,7 @@ def create_app(conf, *, db: Database | None = None, rpc=None,
         app.wrap(_v3_only(
             lambda inner: auth_token.AuthProtocol(inner, {'oslo_config_config': conf})))
     app.wrap(faults.guard)
-    app.wrap(request_id.RequestId)
+    app.wrap(request_id.request_ids)
     # NOTE(healthcheck): outside auth and the request id, as Cinder's api-paste urlmap.
     app.wrap(healthcheck.serving(conf, db=db))
     return app
