@@ -24,10 +24,10 @@ class PathRules:
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         if req.path == '/v3':
             # NOTE(redirect): routes' `mapper.redirect("", "/")` answers every method with
-            # an empty 302 to the script path plus '/v3/'; the request-id filter (webob, as
-            # in Cinder's pipeline) makes that Location absolute on the way out.
+            # an empty 302 to the script path plus '/v3/', which webob's response (Cinder's
+            # request-id filter) makes absolute: the request's scheme, host and script path.
             resp.status = falcon.HTTP_302
-            resp.location = req.root_path + '/v3/'
+            resp.location = req.prefix + '/v3/'
             resp.content_type = 'text/plain; charset=utf8'
             resp.complete = True
         elif (req.path.endswith('/') and req.path not in _SLASHED) or req.method not in _ROUTED:
