@@ -41,7 +41,8 @@ def _seed(db) -> str:
         s.execute(sa.insert(VolumeType).values(id=gone_type, name=AWKWARD, is_public=True,
                                                deleted=True))
     db_volumes.create(db, values={
-        **base, 'volume_type_id': gone_type, 'display_name': AWKWARD, 'display_description': AWKWARD,
+        **base, 'volume_type_id': gone_type, 'display_name': AWKWARD,
+        'display_description': AWKWARD,
         'size': 2**31 - 1, 'bootable': True, 'multiattach': True, 'shared_targets': False,
         'use_quota': False, 'migration_status': 'migrating', 'provider_id': AWKWARD[:40],
         'created_at': datetime.datetime(2026, 12, 5, 23, 45, 8, 123456),
