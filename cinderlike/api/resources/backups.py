@@ -4,6 +4,8 @@ import records, and the backup admin actions.
 HTTP only: parse, policy, validate, call api/operations/backups.py, render with views.
 """
 
+from collections.abc import Iterator
+
 import falcon
 from oslo_utils import strutils
 
@@ -73,20 +75,23 @@ class BackupRenderer:
     def links(self, req: falcon.Request) -> Links:
         return Links.of(self._conf, req)
 
-    def summaries(self, req: falcon.Request, backups: list) -> list[dict]:
+    def summaries(self, req: falcon.Request, backups: list) -> Iterator[dict]:
+        """Summary views, each made as it is taken."""
         links = self.links(req)
-        return [view.summary(b, links) for b in backups]
+        return (view.summary(b, links) for b in backups)
 
-    def details(self, req: falcon.Request, backups: list, session=None) -> list[dict]:
+    def details(self, req: falcon.Request, backups: list, session=None) -> Iterator[dict]:
+        """Detail views, each made as it is taken (the metadata is read first)."""
         links = self.links(req)
         attributes = self._enforcer.allowed(req.context.ctx, policy.BACKUP_ATTRIBUTES_POLICY)
         metadata = db_backups.get_metadata(self._db, backup_ids=[b.id for b in backups],
                                            session=session)
-        return [view.detail(b, metadata[b.id], links, version=req.context.api_version,
-                            attributes=attributes) for b in backups]
+        version = req.context.api_version
+        return (view.detail(b, metadata[b.id], links, version=version, attributes=attributes)
+                for b in backups)
 
     def summary(self, req: falcon.Request, backup) -> dict:
-        return {'backup': self.summaries(req, [backup])[0]}
+        return {'backup': next(self.summaries(req, [backup]))}
 
 
 class _Resource:
@@ -201,7 +206,7 @@ class Backup(_Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
         """:raises BackupNotFound:"""
         backup = self._load(req, backup_id, policy.GET_POLICY)
-        resp.media = {'backup': self._render.details(req, [backup])[0]}
+        resp.media = {'backup': next(self._render.details(req, [backup]))}
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, backup_id: str) -> None:
         """:raises ValidationError, BackupNotFound; 404 before 3.9:"""

@@ -4,6 +4,7 @@ HTTP only: parse, policy, validate, call api/operations/snapshots.py, render wit
 """
 
 import ast
+from collections.abc import Iterator
 
 import falcon
 from oslo_utils import strutils
@@ -114,22 +115,25 @@ class SnapshotRenderer:
     def links(self, req: falcon.Request) -> Links:
         return Links.of(self._conf, req)
 
-    def summaries(self, snapshots: list, session=None) -> list[dict]:
+    def summaries(self, snapshots: list, session=None) -> Iterator[dict]:
+        """Summary views, each made as it is taken (the metadata is read first)."""
         metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots],
                                              session=session)
-        return [view.summary(s, metadata[s.id]) for s in snapshots]
+        return (view.summary(s, metadata[s.id]) for s in snapshots)
 
     def details(self, req: falcon.Request, snapshots: list, *, extensions: bool,
-                session=None) -> list[dict]:
-        """Detail views; *extensions* (show, detail list) adds the extended attributes."""
+                session=None) -> Iterator[dict]:
+        """Detail views, each made as it is taken (the metadata is read first);
+        *extensions* (show, detail list) adds the extended attributes."""
         extended = extensions and self._enforcer.allowed(req.context.ctx, policy.EXTEND_ATTRIBUTE)
         metadata = db_snapshots.get_metadata(self._db, snapshot_ids=[s.id for s in snapshots],
                                              session=session)
-        return [view.detail(s, metadata[s.id], version=req.context.api_version,
-                            extended=extended) for s in snapshots]
+        version = req.context.api_version
+        return (view.detail(s, metadata[s.id], version=version, extended=extended)
+                for s in snapshots)
 
     def one(self, req: falcon.Request, snapshot, *, extensions: bool) -> dict:
-        return {'snapshot': self.details(req, [snapshot], extensions=extensions)[0]}
+        return {'snapshot': next(self.details(req, [snapshot], extensions=extensions))}
 
 
 class Snapshots:
