@@ -187,9 +187,9 @@ def begin_connect(db, *, attachment_id: str,
     """
     with db.writer() as s:
         _transition(db, attachment_id=attachment_id, action='connect', session=s)
-        awaited = s.scalar(sa.select(Worker.status).where(
-            Worker.resource_type == MACHINE.name,
-            Worker.resource_id == attachment_id)) == S.RESERVED
+        reservation = db_workers.get(db, resource_type=MACHINE.name, resource_id=attachment_id,
+                                     session=s)
+        awaited = reservation is not None and reservation.status == S.RESERVED
         hold = db_workers.begin(db, resource_type=MACHINE.name, resource_id=attachment_id,
                                 status=S.ATTACHING, service_id=service_id, session=s)
     return get(db, attachment_id=attachment_id), dataclasses.replace(hold, awaited=awaited)
