@@ -8,11 +8,10 @@ for any number of ids; other databases keep the expanding IN.
 """
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 
 def among(column, dialect: str, name: str = 'ids'):
     """The predicate *column* is one of the ids bound as :*name* (a list) on *dialect*."""
     if dialect == 'postgresql':
-        return column == sa.any_(sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
+        return column == sa.any_(sa.bindparam(name, type_=sa.ARRAY(column.type)))
     return column.in_(sa.bindparam(name, expanding=True))

@@ -7,9 +7,8 @@ functions take the model and that column's name, so one rule serves every resour
 import functools
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
-from cinderlike.db import conditional, id_lists
+from cinderlike.db import conditional, dialects, id_lists
 from cinderlike.db import engine as db_engine
 from cinderlike.db.models import utcnow
 
@@ -37,7 +36,7 @@ def as_object(model, owner: str, owner_id, dialect: str, keys: tuple[str, ...] |
     if dialect == 'postgresql':
         # NOTE(order): the keys in the rows' order, as get() builds them.
         aggregate = sa.func.json_object_agg(
-            table.c.key, postgresql.aggregate_order_by(table.c.value, table.c.id))
+            table.c.key, dialects.module(dialect).aggregate_order_by(table.c.value, table.c.id))
     elif dialect == 'sqlite':
         aggregate = sa.func.json_group_object(table.c.key, table.c.value)
     else:

@@ -10,9 +10,8 @@ import functools
 
 import sqlalchemy as sa
 from oslo_log import log as logging
-from sqlalchemy.dialects import mysql, postgresql, sqlite
 
-from cinderlike.db import conditional
+from cinderlike.db import conditional, dialects
 from cinderlike.db import engine as db_engine
 from cinderlike.db import replication as db_replication
 from cinderlike.db.models import Pool, Volume, utcnow
@@ -64,12 +63,11 @@ def _insert_if_absent(s, values: dict) -> int:
     row.update(allocated_capacity_gb=0, provisioned_capacity_gb=0, race_preventer=0,
                deleted=False, created_at=utcnow())
     name = s.bind.dialect.name
-    if name == 'postgresql':
-        stmt = postgresql.insert(Pool).values(row).on_conflict_do_nothing()
-    elif name in ('mysql', 'mariadb'):
-        stmt = mysql.insert(Pool).prefix_with('IGNORE').values(row)
+    stmt = dialects.insert(name, Pool).values(row)
+    if name in ('mysql', 'mariadb'):
+        stmt = stmt.prefix_with('IGNORE')
     else:
-        stmt = sqlite.insert(Pool).values(row).on_conflict_do_nothing()
+        stmt = stmt.on_conflict_do_nothing()
     return s.execute(stmt).rowcount
 
 

@@ -12,11 +12,10 @@ import functools
 import uuid
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from cinderlike import exception
+from cinderlike.db import dialects, serializable
 from cinderlike.db import engine as db_engine
-from cinderlike.db import serializable
 from cinderlike.db.models import QuotaUsage, Reservation, utcnow
 
 # Cinder refuses usage past a signed 32-bit column.
@@ -62,13 +61,11 @@ def _insert_if_absent(s, rows: list[dict]) -> None:
     # NOTE(race_preventer): the unique (project_id, resource, race_preventer) turns the second
     # of two concurrent creations into a no-op that waits for the first to commit.
     name = s.bind.dialect.name
-    if name == 'postgresql':
-        stmt = postgresql.insert(QuotaUsage).values(rows).on_conflict_do_nothing()
-    elif name in ('mysql', 'mariadb'):
-        stmt = mysql.insert(QuotaUsage).values(rows)
+    stmt = dialects.insert(name, QuotaUsage).values(rows)
+    if name in ('mysql', 'mariadb'):
         stmt = stmt.on_duplicate_key_update(resource=stmt.inserted.resource)
     else:
-        stmt = sqlite.insert(QuotaUsage).values(rows).on_conflict_do_nothing()
+        stmt = stmt.on_conflict_do_nothing()
     s.execute(stmt)
 
 

@@ -13,9 +13,8 @@ import functools
 
 import sqlalchemy as sa
 from oslo_log import log as logging
-from sqlalchemy.dialects import mysql, postgresql, sqlite
 
-from cinderlike.db import conditional, serializable
+from cinderlike.db import conditional, dialects, serializable
 from cinderlike.db import engine as db_engine
 from cinderlike.db.models import Worker, utcnow
 
@@ -67,14 +66,12 @@ def _upsert_statement(dialect_name: str):
     written, the epoch bumped. Built once per dialect, values bound at execution."""
     table = Worker.__table__
     values = {key: sa.bindparam(key, type_=table.c[key].type) for key in _COLUMNS}
+    stmt = dialects.insert(dialect_name, table).values(values)
     if dialect_name in ('mysql', 'mariadb'):
-        stmt = mysql.insert(table).values(values)
         # id = LAST_INSERT_ID(id) makes the driver's lastrowid the row's id either way.
         return stmt.on_duplicate_key_update(
             [('epoch', table.c.epoch + 1), *((key, stmt.inserted[key]) for key in _TAKEN),
              ('id', sa.func.last_insert_id(table.c.id))])
-    dialect = postgresql if dialect_name == 'postgresql' else sqlite
-    stmt = dialect.insert(table).values(values)
     return stmt.on_conflict_do_update(
         index_elements=['resource_type', 'resource_id'],
         set_={'epoch': table.c.epoch + 1, **{key: stmt.excluded[key] for key in _TAKEN}},

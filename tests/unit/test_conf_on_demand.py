@@ -75,7 +75,7 @@ def test_the_sample_config_still_lists_every_group():
 
 
 @pytest.mark.parametrize('daemon, not_imported, read', [
-    ('api', KEYSTONE, {'healthcheck.check_timeout': 7.5}),
+    ('api', KEYSTONE + daemon_probe.DIALECTS, {'healthcheck.check_timeout': 7.5}),
     ('scheduler', daemon_probe.PROBED, {}),
     ('volume', daemon_probe.PROBED, {'nova.region_name': 'north', 'nova.interface': 'internal'}),
     ('backup', daemon_probe.PROBED, {'service_user.send_service_user_token': True}),

@@ -8,12 +8,23 @@ import datetime
 import sqlalchemy as sa
 from oslo_utils import timeutils
 from sqlalchemy import orm
-from sqlalchemy.dialects import mysql
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Mapped, mapped_column
+
+
+class _DateTimeMicroseconds(sa.DateTime):
+    """MySQL's and MariaDB's DATETIME(6): MySQL's own DATETIME(fsp=6), declared without
+    importing its dialect's package (db/dialects.py says why)."""
+
+
+@compiles(_DateTimeMicroseconds)
+def _datetime_microseconds(type_, compiler, **kw):
+    return 'DATETIME(6)'
+
 
 # NOTE(mysql): MySQL/MariaDB DATETIME drops fractions of a second unless fsp is given; heartbeats,
 # workers cleanup and capability reports compare timestamps closer than a second apart.
-DateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
+DateTime = sa.DateTime().with_variant(_DateTimeMicroseconds(), 'mysql', 'mariadb')
 
 
 def utcnow() -> datetime.datetime:

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from cinderlike import conf as conf_pkg
 from cinderlike.db import engine
 from cinderlike.db import pool as db_pool
+from cinderlike.db.models import Volume
 
 
 @pytest.mark.parametrize('url,ssl_disabled', [
@@ -39,3 +40,12 @@ def test_server_databases_get_the_keeping_pool_with_the_database_options():
     assert args['poolclass'] is db_pool.KeepingPool
     _url, args = engine._engine_args('sqlite:///:memory:', conf.database)
     assert args['poolclass'] is sa.pool.StaticPool
+
+
+@pytest.mark.parametrize('url, ddl', [
+    ('mysql+pymysql://', 'DATETIME(6)'), ('mariadb+pymysql://', 'DATETIME(6)'),
+    ('postgresql+psycopg2://', 'TIMESTAMP WITHOUT TIME ZONE'), ('sqlite://', 'DATETIME')])
+def test_timestamps_keep_microseconds_on_every_database(url, ddl):
+    created = sa.schema.CreateTable(Volume.__table__).compile(
+        dialect=sa.create_engine(url).dialect)
+    assert f'created_at {ddl}' in str(created)
