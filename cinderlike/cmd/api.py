@@ -13,6 +13,7 @@ from cinderlike import conf as cl_conf
 from cinderlike import heap
 from cinderlike.api import metrics as api_metrics
 from cinderlike.api.app import create_app
+from cinderlike.db import engine as db_engine
 
 LOG = logging.getLogger(__name__)
 
@@ -70,4 +71,5 @@ def main(argv=None):
     # prometheus_client) exists; a fresh one per run, so no old run's counts are summed.
     shared = (api_metrics.SharedDirectory(conf.state_path)
               if conf.metrics.api_port is not None else None)
+    db_engine.import_driver(conf.database.connection)
     APIServer(conf, shared).run()

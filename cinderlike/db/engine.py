@@ -101,6 +101,18 @@ def _ping_if_idle(dialect):
     return checkout
 
 
+def import_driver(url) -> None:
+    """Import the driver of the database at *url* (and its SQLAlchemy dialect), connecting
+    to nothing: for a process that forks its workers, each of which makes its own engine.
+
+    NOTE(fork): imported in the parent, the driver's libraries (psycopg2-binary's own libpq,
+    OpenSSL and Kerberos; the cryptography package PyMySQL imports) are loaded once, their
+    pages shared by the workers, instead of once in each worker: an API worker held about
+    3 MB less after a benchmark run (benchmarks/README.md, twenty-first pass).
+    """
+    sa.engine.make_url(url).get_dialect().import_dbapi()
+
+
 class Database:
     """Engine plus session factory; passed to every db/ function as its first argument."""
 

@@ -1,9 +1,14 @@
 """cinderlike-api's gunicorn settings come from the [DEFAULT] API options."""
 
 import os
+import pathlib
+import subprocess
+import sys
 
 from cinderlike import conf as cl_conf
 from cinderlike.cmd import api
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _settings(**overrides):
@@ -31,3 +36,23 @@ def test_workers_default_to_cpu_count_and_ipv6_is_bracketed():
     cfg = _settings(osapi_volume_listen='::1')
     assert cfg.bind == ['[::1]:8776']
     assert cfg.workers == (os.cpu_count() or 1)
+
+
+def test_the_database_driver_is_imported_before_the_workers_fork(tmp_path):
+    """main() imports `[database] connection`'s driver in the master, connecting to nothing
+    (the port below has no server); each worker makes its own engine."""
+    config = tmp_path / 'cinderlike.conf'
+    config.write_text('[database]\nconnection = postgresql+psycopg2://u@127.0.0.1:9/none\n'
+                      '[DEFAULT]\nauth_strategy = noauth\n')
+    probe = (
+        'import sys\n'
+        'from unittest import mock\n'
+        'from cinderlike.cmd import api\n'
+        'seen = []\n'
+        'with mock.patch.object(api.APIServer, "run", lambda server: seen.append(\n'
+        '        "psycopg2" in sys.modules)):\n'
+        f'    api.main(["--config-file", "{config}"])\n'
+        'print(seen)\n')
+    out = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.splitlines()[-1] == '[True]'
