@@ -54,23 +54,33 @@ def volume_usage(volume, *, metadata, attachments, now: datetime.datetime) -> di
     }
 
 
-class VolumeNotifier:
+class _Notifier:
+    """Sends `<KIND>.<event>` notifications, publisher `<KIND>.<host>`."""
+
+    KIND = ''
+
+    def __init__(self, conf, *, host):
+        self._notifier = rpc.get_notifier(conf, publisher_id=f'{self.KIND}.{host}')
+        # NOTE(noop): oslo.messaging's is_enabled() is true with no driver at all (it only
+        # compares the drivers to ['noop']), yet then nothing is sent either; the payload
+        # queries are skipped too (they show in the create benchmark).
+        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+
+
+class VolumeNotifier(_Notifier):
     """Sends `volume.<event>` for a volumes row, publisher `volume.<host>`."""
 
+    KIND = 'volume'
+
     def __init__(self, conf, db, *, host):
-        self._notifier = rpc.get_notifier(conf, publisher_id=f'volume.{host}')
+        super().__init__(conf, host=host)
         self._db = db
-        # NOTE(noop): oslo.messaging's is_enabled() is true with no driver at all (it only
-        # compares the drivers to ['noop']), yet then nothing is sent either.
-        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
 
     def info(self, ctx, volume, event: str, *, reload: bool = False, **extra) -> None:
         """`volume.<event>`, e.g. event='create.start'; *extra* overrides payload fields.
 
         *reload* reads the row again first (its state after the operation).
         """
-        # NOTE(noop): with no `[oslo_messaging_notifications] driver` nothing is sent, so
-        # the payload queries are skipped too (they show in the create benchmark).
         if not self._sends:
             return
         if reload:
@@ -113,13 +123,14 @@ def snapshot_usage(snapshot, *, volume, metadata: dict) -> dict:
     }
 
 
-class SnapshotNotifier:
+class SnapshotNotifier(_Notifier):
     """Sends `snapshot.<event>` for a snapshots row, publisher `snapshot.<host>`."""
 
+    KIND = 'snapshot'
+
     def __init__(self, conf, db, *, host):
-        self._notifier = rpc.get_notifier(conf, publisher_id=f'snapshot.{host}')
+        super().__init__(conf, host=host)
         self._db = db
-        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
 
     def info(self, ctx, snapshot, event: str) -> None:
         """`snapshot.<event>`, e.g. event='create.end', for the row as given."""
@@ -146,12 +157,10 @@ def backup_usage(backup) -> dict:
     }
 
 
-class BackupNotifier:
+class BackupNotifier(_Notifier):
     """Sends `backup.<event>` for a backups row, publisher `backup.<host>`."""
 
-    def __init__(self, conf, *, host):
-        self._notifier = rpc.get_notifier(conf, publisher_id=f'backup.{host}')
-        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+    KIND = 'backup'
 
     def info(self, ctx, backup, event: str, **extra) -> None:
         """`backup.<event>`, e.g. event='create.end'; *extra* adds payload fields."""
@@ -170,12 +179,10 @@ def group_usage(group) -> dict:
     }
 
 
-class GroupNotifier:
+class GroupNotifier(_Notifier):
     """Sends `group.<event>` for a groups row, publisher `group.<host>`."""
 
-    def __init__(self, conf, *, host):
-        self._notifier = rpc.get_notifier(conf, publisher_id=f'group.{host}')
-        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+    KIND = 'group'
 
     def info(self, ctx, group, event: str) -> None:
         """`group.<event>`, e.g. event='create.end', for the row as given."""
@@ -195,12 +202,10 @@ def group_snapshot_usage(group_snapshot) -> dict:
     }
 
 
-class GroupSnapshotNotifier:
+class GroupSnapshotNotifier(_Notifier):
     """Sends `group_snapshot.<event>`, publisher `group_snapshot.<host>`."""
 
-    def __init__(self, conf, *, host):
-        self._notifier = rpc.get_notifier(conf, publisher_id=f'group_snapshot.{host}')
-        self._sends = bool(set(conf.oslo_messaging_notifications.driver) - {'noop'})
+    KIND = 'group_snapshot'
 
     def info(self, ctx, group_snapshot, event: str) -> None:
         """`group_snapshot.<event>`, e.g. event='create.end', for the row as given."""
