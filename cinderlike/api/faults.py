@@ -10,7 +10,6 @@ import sys
 
 import falcon
 import sqlalchemy as sa
-import webob.exc
 from oslo_log import log as logging
 
 from cinderlike import exception, rpc
@@ -50,10 +49,65 @@ def body(code: int, message: str) -> dict:
     return {_FAULT_NAMES.get(code, 'computeFault'): {'message': message, 'code': code}}
 
 
+_MOVED = 'The resource has been moved to'
+_MALFORMED = ('The server could not comply with the request since it is either malformed or '
+              'otherwise incorrect.')
+_ERRED = ('The server has either erred or is incapable of performing the requested '
+          'operation.')
+
+# NOTE(webob): the `explanation` of each of webob.exc's status_map classes, which Cinder's
+# faults show when they carry no message of their own; kept here, word for word, so the API
+# does not import webob for them (tests/unit/api/test_faults.py compares the two).
+_EXPLANATIONS = {
+    200: '', 201: '', 202: 'The request is accepted for processing.', 203: '', 204: '',
+    205: '', 206: '',
+    300: _MOVED, 301: _MOVED, 302: 'The resource was found at', 303: _MOVED, 304: '',
+    305: 'The resource must be accessed through a proxy located at', 307: _MOVED,
+    308: _MOVED,
+    400: _MALFORMED,
+    401: ('This server could not verify that you are authorized to access the document you '
+          'requested. Either you supplied the wrong credentials (e.g., bad password), or your '
+          'browser does not understand how to supply the credentials required.'),
+    402: 'Access was denied for financial reasons.',
+    403: 'Access was denied to this resource.',
+    404: 'The resource could not be found.',
+    405: _MALFORMED,
+    406: _MALFORMED,
+    407: 'Authentication with a local proxy is needed.',
+    408: 'The server has waited too long for the request to be sent by the client.',
+    409: 'There was a conflict when trying to complete your request.',
+    410: 'This resource is no longer available. No forwarding address is given.',
+    411: 'Content-Length header required.',
+    412: 'Request precondition failed.',
+    413: 'The body of your request was too large for this server.',
+    414: 'The request URI was too long for this server.',
+    415: _MALFORMED,
+    416: 'The Range requested is not available.',
+    417: 'Expectation failed.',
+    422: 'Unable to process the contained instructions',
+    423: 'The resource is locked',
+    # (sic: webob's spelling)
+    424: ('The method could not be performed because the requested action dependended on '
+          'another action and that action failed'),
+    428: 'This request is required to be conditional',
+    429: 'The client has sent too many requests in a given amount of time',
+    431: 'The request header fields were too large',
+    451: 'The resource is not available due to legal reasons.',
+    500: _ERRED,
+    501: _ERRED,
+    502: 'Bad gateway.',
+    503: 'The server is currently unavailable. Please try again at a later time.',
+    504: 'The gateway has timed out.',
+    505: 'The HTTP version is not supported.',
+    507: 'There was not enough space to save the resource',
+    511: 'Network authentication is required',
+}
+
+
 def default_message(code: int) -> str:
-    """webob's stock explanation for *code*: what Cinder shows when it says nothing else."""
-    error = webob.exc.status_map.get(code, webob.exc.HTTPInternalServerError)
-    return error.explanation
+    """webob's stock explanation for *code* (the 500 one for a code webob has no class
+    for): what Cinder shows when it says nothing else."""
+    return _EXPLANATIONS.get(code, _ERRED)
 
 
 def from_exception(ex: Exception, method: str = '') -> tuple[int, str]:

@@ -153,3 +153,15 @@ def test_an_error_outside_falcon_is_a_compute_fault(conf, db):
     assert resp.status_code == 500
     assert resp.json == {'computeFault': {'code': 500, 'message': faults.default_message(500)}}
     assert 'secret' not in resp.text
+
+
+def test_default_messages_are_webob_s_explanations():
+    """faults keeps webob's explanations as a table of its own (the API imports no webob)."""
+    import webob.exc
+
+    differ = {code: faults.default_message(code) for code, error in webob.exc.status_map.items()
+              if faults.default_message(code) != error.explanation}
+    assert differ == {}
+    for unknown in (418, 499, 599, 999):
+        assert faults.default_message(unknown) == (
+            webob.exc.HTTPInternalServerError.explanation)
