@@ -29,10 +29,11 @@ from cinderlike.conf import (
 _MODULES = (default, api, database, coordination, rpc, volume, backup, audit, scheduler_filters,
             quota, messages, scheduler, cleanup, transfers, connector, metrics, key_manager)
 
-# NOTE(rss): these groups take their options from oslo.middleware (webob, jinja2: [healthcheck])
-# and keystoneauth1's loading (requests: [nova], [service_user]), about 12 MB in a daemon that
-# never reads them. A daemon's conf (parse) leaves them out; the code that reads one registers
-# it first (register_on_demand). register_all has every group.
+# NOTE(rss): [nova] and [service_user] take their options from keystoneauth1's loading
+# (requests), MBs in a daemon that never reads them; [healthcheck] is read by the API alone (its
+# options came from oslo.middleware, with webob and jinja2, until they were declared here). A
+# daemon's conf (parse) leaves them out; the code that reads one registers it first
+# (register_on_demand). register_all has every group.
 _ON_DEMAND = ('healthcheck', 'nova', 'service_user')
 _ON_DEMAND_LOCK = threading.Lock()
 

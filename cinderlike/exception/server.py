@@ -40,6 +40,15 @@ class NoEnabledBackends(Invalid):
                'Using DEFAULT section to configure drivers is not supported.')
 
 
+class HealthcheckConfigInvalid(Invalid):
+    """`[healthcheck] backends` names both `disable_by_file` and `enable_by_files`.
+
+    oslo.middleware refuses that with its ConfigInvalid, whose text is only "Invalid
+    configuration file. %(error_msg)s" (the reason is never put in); this one says it."""
+    msg_fmt = ('Invalid configuration file. `enable_by_files` plugin and `disable_by_file` '
+               'plugin should not be enabled at the same time.')
+
+
 class TemporarilyUnavailable(CinderlikeException):
     """A service the request needs (the message broker, the database) cannot be reached now;
     what the request wrote was undone (503; Cinder's ServiceUnavailable above is its 400)."""

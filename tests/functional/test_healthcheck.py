@@ -1,7 +1,7 @@
 """GET /healthcheck of cinderlike-api against a real PostgreSQL / MariaDB and RabbitMQ: 200
-while both answer (oslo.middleware's text answer lists each check's reason), 503 naming the
-one that does not (details with `[healthcheck] detailed`), and the disable_by_file backend
-Cinder's api-paste configures."""
+while both answer (the text answer lists each check's reason, as oslo.middleware's does), 503
+naming the one that does not (details with `[healthcheck] detailed`), and the disable_by_file
+backend Cinder's api-paste configures."""
 
 import json
 

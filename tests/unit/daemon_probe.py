@@ -12,8 +12,8 @@ from unittest import mock
 # NOTE(dialects): a daemon on SQLite (as on any database) imports no other database's
 # SQLAlchemy package (db/dialects.py).
 DIALECTS = ('sqlalchemy.dialects.mysql', 'sqlalchemy.dialects.postgresql')
-PROBED = ('webob', 'jinja2', 'requests', 'keystoneauth1', 'keystonemiddleware',
-          'keystoneclient', 'oslo_cache', *DIALECTS)
+PROBED = ('webob', 'jinja2', 'oslo_middleware', 'requests', 'keystoneauth1',
+          'keystonemiddleware', 'keystoneclient', 'oslo_cache', *DIALECTS)
 
 
 def started_conf(daemon: str, config: str):
