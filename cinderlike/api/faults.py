@@ -176,5 +176,6 @@ def guard(app):
             start_response('500 Internal Server Error',
                            [('Content-Type', falcon.MEDIA_JSON),
                             ('Content-Length', str(len(payload)))], sys.exc_info())
-            return [payload]
+            # NOTE(head): the answer to a HEAD names the body a GET would get, and sends none.
+            return [] if env.get('REQUEST_METHOD') == 'HEAD' else [payload]
     return call

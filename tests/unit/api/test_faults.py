@@ -153,6 +153,9 @@ def test_an_error_outside_falcon_is_a_compute_fault(conf, db):
     assert resp.status_code == 500
     assert resp.json == {'computeFault': {'code': 500, 'message': faults.default_message(500)}}
     assert 'secret' not in resp.text
+    head = testing.TestClient(app).simulate_head('/v3/types', headers=ADMIN)
+    assert (head.status_code, head.content) == (500, b'')
+    assert head.headers['Content-Length'] == resp.headers['Content-Length']
 
 
 def test_default_messages_are_webob_s_explanations():
