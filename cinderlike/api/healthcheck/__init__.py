@@ -72,13 +72,12 @@ class Healthcheck:
             body = _BODIES[content_type](results, self._detailed)
         payload = body.encode('utf-8')
         # NOTE(webob): the headers webob's Response(charset='UTF-8') gives: none for a 204,
-        # the charset for text/* only; the body of a HEAD answer is dropped.
+        # the charset for text/* only; a HEAD answer has an empty body.
         headers = [] if status == 204 else [
             ('Content-Type', content_type if content_type == render.JSON
              else f'{content_type}; charset=UTF-8'),
             ('Content-Length', str(len(payload)))]
-        return Answer(_STATUS[status], headers,
-                      b'' if environ['REQUEST_METHOD'] == 'HEAD' else payload)
+        return Answer(_STATUS[status], headers, payload)
 
     def _answers(self, environ) -> bool:
         if self._source_ranges:
