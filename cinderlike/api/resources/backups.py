@@ -10,7 +10,7 @@ import falcon
 from oslo_utils import strutils
 
 from cinderlike import exception
-from cinderlike.api import listing, validation
+from cinderlike.api import listing, pages, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.operations import backups as operations
 from cinderlike.api.operations import volumes as volume_operations
@@ -71,6 +71,10 @@ class BackupRenderer:
         self._conf = conf
         self._db = db
         self._enforcer = enforcer
+        self.collection = pages.Collection(
+            conf=conf, db=db, enforcer=enforcer, name='backups', policy=policy.GET_ALL_POLICY,
+            filters=backup_filters, name_sort=mv.BACKUP_SORT_NAME, store=db_backups,
+            views=self._views, links=self.links)
 
     def links(self, req: falcon.Request) -> Links:
         return Links.of(self._conf, req)
@@ -92,6 +96,10 @@ class BackupRenderer:
 
     def summary(self, req: falcon.Request, backup) -> dict:
         return {'backup': next(self.summaries(req, [backup]))}
+
+    def _views(self, req: falcon.Request, backups: list, detail: bool,
+               session) -> Iterator[dict]:
+        return self.details(req, backups, session) if detail else self.summaries(req, backups)
 
 
 class _Resource:
@@ -124,38 +132,11 @@ class Backups(_Resource):
         super().__init__(conf, db, enforcer, rpc)
         self._turns = turns
 
-    def _list(self, req: falcon.Request, *, detail: bool) -> dict:
-        """:raises Invalid, InvalidInput, InvalidParameterValue, BackupNotFound (marker):"""
-        ctx, version = req.context.ctx, req.context.api_version
-        self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
-        params = dict(req.params)
-        sort = listing.sort(params)
-        marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
-        with_count = False
-        if version.matches(mv.SUPPORT_COUNT_INFO) and 'with_count' in params:
-            with_count = listing.bool_param(params, 'with_count')
-            params.pop('with_count')
-        project, filters = backup_filters(ctx, params, version)
-        aliases = {'name': 'display_name'} if version.matches(mv.BACKUP_SORT_NAME) else None
-        # NOTE(session): the page, its metadata and the count in one read transaction.
-        with self._db.reader() as s:
-            rows = db_backups.get_all(self._db, project_id=project, filters=filters,
-                                      marker=marker, limit=limit, offset=offset, sort=sort,
-                                      sort_aliases=aliases, session=s)
-            count = (db_backups.count(self._db, project_id=project, filters=filters, session=s)
-                     if with_count else None)
-            items = (self._render.details(req, rows, session=s) if detail
-                     else self._render.summaries(req, rows))
-        next_href = self._render.links(req).page_after(
-            'backups/detail' if detail else 'backups', dict(req.params), rows, limit=limit,
-            count=count)
-        return view.collection(items, count=count, next_href=next_href)
-
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._turns.send(resp, lambda: self._list(req, detail=False))
+        self._turns.send(resp, lambda: self._render.collection.page(req, detail=False))
 
     def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._turns.send(resp, lambda: self._list(req, detail=True))
+        self._turns.send(resp, lambda: self._render.collection.page(req, detail=True))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, SnapshotNotFound, InvalidVolume,

@@ -10,7 +10,7 @@ import falcon
 from oslo_utils import strutils
 
 from cinderlike import exception, notifications
-from cinderlike.api import listing, validation
+from cinderlike.api import listing, pages, validation
 from cinderlike.api import microversions as mv
 from cinderlike.api.operations import manageable
 from cinderlike.api.operations import snapshots as operations
@@ -111,6 +111,10 @@ class SnapshotRenderer:
         self._conf = conf
         self._db = db
         self._enforcer = enforcer
+        self.collection = pages.Collection(
+            conf=conf, db=db, enforcer=enforcer, name='snapshots', policy=policy.GET_ALL_POLICY,
+            filters=snapshot_filters, name_sort=mv.SNAPSHOT_SORT, store=db_snapshots,
+            views=self._views, links=self.links)
 
     def links(self, req: falcon.Request) -> Links:
         return Links.of(self._conf, req)
@@ -135,6 +139,12 @@ class SnapshotRenderer:
     def one(self, req: falcon.Request, snapshot, *, extensions: bool) -> dict:
         return {'snapshot': next(self.details(req, [snapshot], extensions=extensions))}
 
+    def _views(self, req: falcon.Request, snapshots: list, detail: bool,
+               session) -> Iterator[dict]:
+        # NOTE(extensions): a detail listing shows the extended attributes, as show does.
+        return (self.details(req, snapshots, extensions=True, session=session) if detail
+                else self.summaries(snapshots, session=session))
+
 
 class Snapshots:
     """GET /snapshots, GET /snapshots/detail, POST /snapshots."""
@@ -147,38 +157,11 @@ class Snapshots:
         self._turns = turns
         self._render = SnapshotRenderer(conf, db, enforcer)
 
-    def _list(self, req: falcon.Request, *, detail: bool) -> dict:
-        """:raises Invalid, InvalidInput, InvalidParameterValue, SnapshotNotFound (marker):"""
-        ctx, version = req.context.ctx, req.context.api_version
-        self._enforcer.authorize(ctx, policy.GET_ALL_POLICY)
-        params = dict(req.params)
-        sort = listing.sort(params)
-        marker, limit, offset = listing.pagination(params, max_limit=self._conf.osapi_max_limit)
-        with_count = False
-        if version.matches(mv.SUPPORT_COUNT_INFO) and 'with_count' in params:
-            with_count = listing.bool_param(params, 'with_count')
-            params.pop('with_count')
-        project, filters = snapshot_filters(ctx, params, version)
-        aliases = {'name': 'display_name'} if version.matches(mv.SNAPSHOT_SORT) else None
-        # NOTE(session): the page, its metadata and the count in one read transaction.
-        with self._db.reader() as s:
-            rows = db_snapshots.get_all(self._db, project_id=project, filters=filters,
-                                        marker=marker, limit=limit, offset=offset, sort=sort,
-                                        sort_aliases=aliases, session=s)
-            count = (db_snapshots.count(self._db, project_id=project, filters=filters,
-                                        session=s) if with_count else None)
-            items = (self._render.details(req, rows, extensions=True, session=s) if detail
-                     else self._render.summaries(rows, session=s))
-        next_href = self._render.links(req).page_after(
-            'snapshots/detail' if detail else 'snapshots', dict(req.params), rows, limit=limit,
-            count=count)
-        return view.collection(items, count=count, next_href=next_href)
-
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._turns.send(resp, lambda: self._list(req, detail=False))
+        self._turns.send(resp, lambda: self._render.collection.page(req, detail=False))
 
     def on_get_detail(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._turns.send(resp, lambda: self._list(req, detail=True))
+        self._turns.send(resp, lambda: self._render.collection.page(req, detail=True))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """:raises ValidationError, VolumeNotFound, Invalid, InvalidVolume, OverQuota:"""

@@ -52,14 +52,3 @@ def restore(*, backup_id: str, volume_id: str, volume_name: str | None) -> dict:
 def export(record: dict) -> dict:
     return {'backup-record': {'backup_service': record['backup_service'],
                               'backup_url': record['backup_url']}}
-
-
-def collection(items: list[dict], *, count: int | None = None,
-               next_href: str | None = None) -> dict:
-    """{"backups": [...], "backups_links": [next], "count": N (3.45 with_count)}."""
-    shown: dict = {'backups': items}
-    if next_href:
-        shown['backups_links'] = [{'rel': 'next', 'href': next_href}]
-    if count is not None:
-        shown['count'] = count
-    return shown

@@ -36,14 +36,3 @@ def detail(snapshot: Snapshot, metadata: dict, *, version, extended: bool) -> di
         shown[f'{_EXTENDED}:project_id'] = snapshot.project_id
         shown[f'{_EXTENDED}:progress'] = snapshot.progress
     return shown
-
-
-def collection(items: list[dict], *, count: int | None = None,
-               next_href: str | None = None) -> dict:
-    """{"snapshots": [...], "snapshots_links": [next], "count": N (3.45 with_count)}."""
-    shown: dict = {'snapshots': items}
-    if next_href:
-        shown['snapshots_links'] = [{'rel': 'next', 'href': next_href}]
-    if count is not None:
-        shown['count'] = count
-    return shown
