@@ -105,11 +105,6 @@ def redis_url():
 # tore the stack down and started it again each time a worker came back to the package (about
 # 20 s each). Each is one work unit, so one worker runs it whole and starts its stack once.
 SHARED_STACK_PACKAGES = ('tests/functional/clients/', 'tests/functional/keystone/')
-# NOTE(tail): xdist hands out files with the most tests first, so a functional file of few
-# long tests (the OpenAPI fuzz, a backup run, the chaos run) could start last and run alone
-# while the other worker idled. Unit files, many and each a few seconds long, go last: they
-# fill in while the last functional files finish.
-LAST_SCOPES = 'tests/unit/'
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -122,19 +117,5 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return next((p for p in SHARED_STACK_PACKAGES if nodeid.startswith(p)),
                         super()._split_scope(nodeid))
-
-        def __init__(self, config, log):
-            super().__init__(config, log)
-            self._ordered = False
-
-        def _assign_work_unit(self, node) -> None:
-            # schedule() fills the queue, then assigns: order it once, before the first.
-            if not self._ordered:
-                queue = sorted(self.workqueue.items(),
-                               key=lambda item: item[0].startswith(LAST_SCOPES))
-                self.workqueue.clear()
-                self.workqueue.update(queue)
-                self._ordered = True
-            super()._assign_work_unit(node)
 
     return _SharedStackScheduling(config, log)
