@@ -78,6 +78,7 @@ class _CountingEndpoint:
     def __init__(self, endpoint, metrics: Metrics):
         self._endpoint = endpoint
         self._metrics = metrics
+        self._counted = {}
         # NOTE(target): oslo.messaging's Target is callable, so it is copied, not proxied.
         self.target = endpoint.target
 
@@ -85,16 +86,27 @@ class _CountingEndpoint:
         attribute = getattr(self._endpoint, name)
         if name.startswith('_') or not callable(attribute):
             return attribute
+        # NOTE(perf): oslo.messaging's dispatcher looks a method up several times per
+        # message; the wrapper and its metric children are made once per method name. The
+        # method itself is looked up at each call, as the endpoint holds it then.
+        counted = self._counted.get(name)
+        if counted is None:
+            counted = self._counted.setdefault(name, self._wrap(name, attribute))
+        return counted
+
+    def _wrap(self, name: str, attribute):
+        endpoint, messages = self._endpoint, self._metrics.rpc_messages
+        seconds, ok = self._metrics.rpc_seconds.labels(name), messages.labels(name, 'ok')
 
         @functools.wraps(attribute)
         def counted(*args, **kwargs):
-            with self._metrics.rpc_seconds.labels(name).time():
+            with seconds.time():
                 try:
-                    result = attribute(*args, **kwargs)
+                    result = getattr(endpoint, name)(*args, **kwargs)
                 except Exception as error:
-                    self._metrics.rpc_messages.labels(name, type(error).__name__).inc()
+                    messages.labels(name, type(error).__name__).inc()
                     raise
-            self._metrics.rpc_messages.labels(name, 'ok').inc()
+            ok.inc()
             return result
         return counted
 
